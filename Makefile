@@ -1,0 +1,25 @@
+# The two set-up commands of the README: `make run` and `make test`.
+# Each creates .venv from pyproject.toml on first use (and again when pyproject.toml changes).
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint bench openapi
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+run: $(BIN)/.installed
+	$(BIN)/schema-registry serve
+
+test: $(BIN)/.installed
+	bash scripts/postgres install
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .

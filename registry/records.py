@@ -1,0 +1,158 @@
+"""Confluent's ``_schemas`` record format: the keys and values every store backend holds.
+
+The registry's state is a log of these records (see DESIGN.md). Keys are written with exactly
+the bytes Confluent writes (compact JSON, fixed field order) and read in any field order; a
+tombstone (value ``None``) must reuse the key bytes of the record it deletes, so the parsed key
+keeps its raw bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+SCHEMA = "SCHEMA"
+CONFIG = "CONFIG"
+MODE = "MODE"
+NOOP = "NOOP"
+DELETE_SUBJECT = "DELETE_SUBJECT"
+CLEAR_SUBJECT = "CLEAR_SUBJECT"
+CONTEXT = "CONTEXT"
+KEY_TYPES = frozenset({SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT})
+
+
+class RecordFormatError(ValueError):
+    """A key or value that is not a record of Confluent's format."""
+
+
+@dataclass(frozen=True)
+class RecordKey:
+    """A parsed key. ``subject`` is qualified (``:.ctx:name``) outside the default context;
+    ``None`` for global CONFIG/MODE keys and NOOP."""
+
+    keytype: str
+    subject: str | None = None
+    version: int | None = None
+    context: str | None = None
+    raw: bytes = field(default=b"", compare=False, hash=False)
+
+    @property
+    def identity(self) -> tuple[str, str | None, int | None, str | None]:
+        return (self.keytype, self.subject, self.version, self.context)
+
+    def to_bytes(self) -> bytes:
+        """The raw bytes this key was read with, or Confluent's bytes for a new key."""
+        return self.raw or encode_key(self)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One log entry: key bytes, value bytes (``None`` = tombstone), offset and timestamp (ms)."""
+
+    key: bytes
+    value: bytes | None
+    offset: int = -1
+    timestamp: int = 0
+
+
+def schema_key(subject: str, version: int) -> RecordKey:
+    return RecordKey(SCHEMA, subject, version)
+
+
+def config_key(subject: str | None) -> RecordKey:
+    return RecordKey(CONFIG, subject)
+
+
+def mode_key(subject: str | None) -> RecordKey:
+    return RecordKey(MODE, subject)
+
+
+def delete_subject_key(subject: str) -> RecordKey:
+    return RecordKey(DELETE_SUBJECT, subject)
+
+
+def clear_subject_key(subject: str) -> RecordKey:
+    return RecordKey(CLEAR_SUBJECT, subject)
+
+
+def context_key(context: str) -> RecordKey:
+    return RecordKey(CONTEXT, context=context)
+
+
+NOOP_KEY = RecordKey(NOOP)
+
+
+def encode_key(key: RecordKey) -> bytes:
+    """Confluent's exact key bytes (field order matters for compaction)."""
+    subject = _json_str(key.subject) if key.subject is not None else None
+    if key.keytype == SCHEMA:
+        return (
+            f'{{"keytype":"SCHEMA","subject":{subject},"version":{key.version},"magic":1}}'
+        ).encode()
+    if key.keytype == CONTEXT:
+        return (
+            f'{{"keytype":"CONTEXT","tenant":"default","context":{_json_str(key.context or "")},'
+            '"magic":0}'
+        ).encode()
+    if subject is None:
+        return f'{{"keytype":"{key.keytype}","magic":0}}'.encode()
+    return f'{{"keytype":"{key.keytype}","subject":{subject},"magic":0}}'.encode()
+
+
+def decode_key(raw: bytes) -> RecordKey:
+    """Parse key bytes in any field order; raises :class:`RecordFormatError`."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise RecordFormatError(f"key is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise RecordFormatError("key is not a JSON object")
+    keytype = data.get("keytype")
+    if keytype not in KEY_TYPES:
+        raise RecordFormatError(f"unknown keytype {keytype!r}")
+    magic = data.get("magic", 0)
+    if keytype == SCHEMA:
+        if magic not in (0, 1):
+            raise RecordFormatError(f"unsupported SCHEMA key magic byte {magic!r}")
+        subject, version = data.get("subject"), data.get("version")
+        if not isinstance(subject, str) or not isinstance(version, int):
+            raise RecordFormatError("SCHEMA key needs a subject and an integer version")
+        return RecordKey(SCHEMA, subject, version, raw=bytes(raw))
+    if keytype == CONTEXT:
+        context = data.get("context")
+        if not isinstance(context, str):
+            raise RecordFormatError("CONTEXT key needs a context")
+        return RecordKey(CONTEXT, context=context, raw=bytes(raw))
+    subject = data.get("subject")
+    if subject is not None and not isinstance(subject, str):
+        raise RecordFormatError(f"{keytype} key subject is not a string")
+    if keytype in (DELETE_SUBJECT, CLEAR_SUBJECT) and subject is None:
+        raise RecordFormatError(f"{keytype} key needs a subject")
+    return RecordKey(keytype, subject, raw=bytes(raw))
+
+
+def encode_value(value: dict[str, Any] | None) -> bytes | None:
+    """Compact JSON with null and empty fields omitted; ``None`` stays a tombstone."""
+    if value is None:
+        return None
+    return orjson.dumps({k: v for k, v in value.items() if v is not None and v != [] and v != {}})
+
+
+def decode_value(raw: bytes | None) -> dict[str, Any] | None:
+    if raw is None:
+        return None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise RecordFormatError(f"value is not JSON: {exc}") from exc
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise RecordFormatError("value is not a JSON object")
+    return data
+
+
+def _json_str(text: str) -> str:
+    return orjson.dumps(text).decode()

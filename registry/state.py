@@ -1,0 +1,302 @@
+"""The registry's in-memory state, built only by applying ``_schemas`` records in log order.
+
+Every read is answered from here; every write appends records that come back through
+:meth:`State.apply`. The leader and any follower run this same code, so they cannot disagree.
+Indexes are per context: subject -> versions, id -> subject-versions, identity hash -> id,
+referenced subject-version -> referrers, and the highest id ever seen.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from registry import records
+from registry.identity import schema_hash
+from registry.records import Record, RecordFormatError, RecordKey
+from registry.subjects import DEFAULT_CONTEXT, parse_subject
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class SchemaVersion:
+    """One subject-version as stored in a SCHEMA record."""
+
+    subject: str
+    version: int
+    id: int
+    schema_type: str
+    schema: str
+    references: list[dict[str, Any]]
+    metadata: dict[str, Any] | None
+    rule_set: dict[str, Any] | None
+    deleted: bool
+    ts: int
+    digest: bytes
+    key: bytes
+
+    @property
+    def context(self) -> str:
+        return parse_subject(self.subject).context
+
+    def value(self) -> dict[str, Any]:
+        """The SCHEMA record value for this version."""
+        return {
+            "subject": self.subject,
+            "version": self.version,
+            "id": self.id,
+            "schemaType": self.schema_type,
+            "references": self.references or None,
+            "metadata": self.metadata,
+            "ruleSet": self.rule_set,
+            "schema": self.schema,
+            "deleted": self.deleted,
+        }
+
+
+@dataclass
+class ContextState:
+    name: str
+    #: qualified subject -> version -> schema version
+    subjects: dict[str, dict[int, SchemaVersion]] = field(default_factory=dict)
+    #: id -> qualified subject -> version
+    ids: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: identity hash -> id
+    hashes: dict[bytes, int] = field(default_factory=dict)
+    #: (referenced qualified subject, version) -> referrer (subject, version) pairs
+    referrers: dict[tuple[str, int], set[tuple[str, int]]] = field(default_factory=dict)
+    max_id: int = 0
+
+    def versions(self, subject: str) -> dict[int, SchemaVersion]:
+        return self.subjects.get(subject, {})
+
+    def any_version_of(self, schema_id: int) -> SchemaVersion | None:
+        holders = self.ids.get(schema_id)
+        if not holders:
+            return None
+        # the oldest registration carries the id's content
+        subject, version = min(holders.items(), key=lambda item: (item[0], item[1]))
+        return self.subjects[subject][version]
+
+
+@dataclass
+class Setting:
+    """A CONFIG or MODE record: its value and the raw key bytes a tombstone must reuse."""
+
+    value: dict[str, Any]
+    key: bytes
+
+
+class State:
+    """Applies records; answers lookups. Not thread-safe for writers: the service serialises
+    :meth:`apply` calls; readers may run concurrently (dict reads are atomic under the GIL)."""
+
+    def __init__(self) -> None:
+        self.offset = -1
+        self.contexts: dict[str, ContextState] = {DEFAULT_CONTEXT: ContextState(DEFAULT_CONTEXT)}
+        #: contexts named by CONTEXT records (how GET /contexts lists them), with raw keys
+        self.context_records: dict[str, bytes] = {}
+        #: config/mode key (None = global, ":.ctx:" = context, subject) -> setting
+        self.configs: dict[str | None, Setting] = {}
+        self.modes: dict[str | None, Setting] = {}
+        self.skipped = 0
+
+    # ---- applying records ----------------------------------------------------------------
+
+    def apply_all(self, batch: Iterable[Record]) -> None:
+        for record in batch:
+            self.apply(record)
+
+    def apply(self, record: Record) -> None:
+        if record.offset <= self.offset and record.offset >= 0:
+            return
+        if record.offset >= 0:
+            self.offset = record.offset
+        try:
+            key = records.decode_key(record.key)
+            value = records.decode_value(record.value)
+        except RecordFormatError as exc:
+            self.skipped += 1
+            log.warning("skipping record at offset %s: %s", record.offset, exc)
+            return
+        handler = _HANDLERS[key.keytype]
+        handler(self, key, value, record)
+
+    def _apply_schema(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
+        subject = key.subject or ""
+        ctx = self.context_of(subject)
+        old = ctx.subjects.get(subject, {}).get(key.version or 0)
+        if value is None:
+            if old is not None:
+                self._unindex(ctx, old)
+                del ctx.subjects[subject][old.version]
+                if not ctx.subjects[subject]:
+                    del ctx.subjects[subject]
+            return
+        try:
+            sv = _schema_version(value, key, record)
+        except (KeyError, TypeError, ValueError) as exc:
+            self.skipped += 1
+            log.warning("skipping malformed SCHEMA record at offset %s: %s", record.offset, exc)
+            return
+        holders = ctx.ids.get(sv.id)
+        if holders:
+            owner = ctx.any_version_of(sv.id)
+            if owner is not None and owner.digest != sv.digest and (subject, sv.version) not in {
+                (s, v) for s, v in holders.items()
+            }:
+                self.skipped += 1
+                log.warning(
+                    "skipping SCHEMA record at offset %s: id %s already belongs to another schema",
+                    record.offset,
+                    sv.id,
+                )
+                return
+        if old is not None:
+            self._unindex(ctx, old)
+        ctx.subjects.setdefault(subject, {})[sv.version] = sv
+        ctx.ids.setdefault(sv.id, {})[subject] = sv.version
+        ctx.hashes.setdefault(sv.digest, sv.id)
+        ctx.max_id = max(ctx.max_id, sv.id)
+        for ref in sv.references:
+            target = (parse_subject(subject).sibling(str(ref["subject"])).qualified, ref["version"])
+            ctx.referrers.setdefault(target, set()).add((subject, sv.version))
+
+    def _unindex(self, ctx: ContextState, sv: SchemaVersion) -> None:
+        holders = ctx.ids.get(sv.id)
+        if holders is not None and holders.get(sv.subject) == sv.version:
+            del holders[sv.subject]
+            # another version of the same subject may carry the same id
+            for version, other in ctx.subjects.get(sv.subject, {}).items():
+                if other.id == sv.id and version != sv.version:
+                    holders[sv.subject] = version
+                    break
+            if not holders:
+                del ctx.ids[sv.id]
+                if ctx.hashes.get(sv.digest) == sv.id:
+                    del ctx.hashes[sv.digest]
+        for ref in sv.references:
+            target = (parse_subject(sv.subject).sibling(str(ref["subject"])).qualified, ref["version"])
+            refs = ctx.referrers.get(target)
+            if refs is not None:
+                refs.discard((sv.subject, sv.version))
+                if not refs:
+                    del ctx.referrers[target]
+
+    def _apply_delete_subject(
+        self, key: RecordKey, value: dict[str, Any] | None, record: Record
+    ) -> None:
+        if value is None:
+            return
+        subject = key.subject or ""
+        up_to = value.get("version")
+        for version, sv in self.context_of(subject).versions(subject).items():
+            if up_to is None or version <= up_to:
+                sv.deleted = True
+
+    def _apply_clear_subject(
+        self, key: RecordKey, value: dict[str, Any] | None, record: Record
+    ) -> None:
+        if value is None:
+            return
+        subject = key.subject or ""
+        qs = parse_subject(subject)
+        ctx = self.context_of(subject)
+        targets = [s for s in ctx.subjects if qs.name == "" or s == subject]
+        for target in targets:
+            for sv in [sv for sv in ctx.subjects[target].values() if sv.deleted]:
+                self._unindex(ctx, sv)
+                del ctx.subjects[target][sv.version]
+            if not ctx.subjects[target]:
+                del ctx.subjects[target]
+
+    def _apply_config(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
+        self._apply_setting(self.configs, key, value)
+
+    def _apply_mode(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
+        self._apply_setting(self.modes, key, value)
+
+    @staticmethod
+    def _apply_setting(
+        table: dict[str | None, Setting], key: RecordKey, value: dict[str, Any] | None
+    ) -> None:
+        subject = key.subject
+        if value is None:
+            table.pop(subject, None)
+            return
+        clean = {k: v for k, v in value.items() if k not in ("subject", "offset", "ts")}
+        table[subject] = Setting(clean, key.to_bytes())
+
+    def _apply_context(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
+        name = key.context or DEFAULT_CONTEXT
+        if value is None:
+            self.context_records.pop(name, None)
+        else:
+            self.context_records[name] = key.to_bytes()
+            self.contexts.setdefault(name, ContextState(name))
+
+    def _apply_noop(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
+        return
+
+    # ---- lookups --------------------------------------------------------------------------
+
+    def context_of(self, subject: str) -> ContextState:
+        name = parse_subject(subject).context
+        ctx = self.contexts.get(name)
+        if ctx is None:
+            ctx = self.contexts[name] = ContextState(name)
+        return ctx
+
+    def find_context(self, name: str) -> ContextState | None:
+        return self.contexts.get(name)
+
+    def versions(self, subject: str) -> dict[int, SchemaVersion]:
+        ctx = self.contexts.get(parse_subject(subject).context)
+        return ctx.versions(subject) if ctx else {}
+
+    def all_subject_versions(self) -> Iterator[SchemaVersion]:
+        for ctx in self.contexts.values():
+            for versions in ctx.subjects.values():
+                yield from versions.values()
+
+    def context_names(self) -> list[str]:
+        names = {DEFAULT_CONTEXT, *self.context_records}
+        names.update(name for name, ctx in self.contexts.items() if ctx.subjects)
+        return sorted(names, key=lambda n: (n != DEFAULT_CONTEXT, n))
+
+
+def _schema_version(value: dict[str, Any], key: RecordKey, record: Record) -> SchemaVersion:
+    schema = value["schema"]
+    references = list(value.get("references") or [])
+    metadata = value.get("metadata") or None
+    rule_set = value.get("ruleSet") or None
+    if not isinstance(schema, str):
+        raise TypeError("schema is not a string")
+    return SchemaVersion(
+        subject=key.subject or str(value.get("subject", "")),
+        version=int(key.version if key.version is not None else value["version"]),
+        id=int(value["id"]),
+        schema_type=str(value.get("schemaType") or "AVRO"),
+        schema=schema,
+        references=references,
+        metadata=metadata,
+        rule_set=rule_set,
+        deleted=bool(value.get("deleted", False)),
+        ts=record.timestamp,
+        digest=schema_hash(schema, references, metadata, rule_set),
+        key=key.to_bytes(),
+    )
+
+
+_HANDLERS = {
+    records.SCHEMA: State._apply_schema,
+    records.CONFIG: State._apply_config,
+    records.MODE: State._apply_mode,
+    records.DELETE_SUBJECT: State._apply_delete_subject,
+    records.CLEAR_SUBJECT: State._apply_clear_subject,
+    records.CONTEXT: State._apply_context,
+    records.NOOP: State._apply_noop,
+}

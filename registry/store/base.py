@@ -1,0 +1,71 @@
+"""The log-store interface: an append-only, totally ordered log of ``_schemas`` records.
+
+The registry keeps its whole state in memory, built only by applying records in offset order
+(``registry.state``). A backend (SQL table, Kafka topic) stores the records and serialises
+writers: a write is "catch up, decide, append" under the backend's exclusive lock, so two
+registry processes sharing one store can never allocate the same id or version.
+
+Usage by the service::
+
+    with store.exclusive() as txn:
+        state.apply_all(txn.read_after(state.offset))   # see every committed record first
+        drafts = decide(state)                          # may raise RegistryError -> rollback
+        txn.append(drafts)
+    state.apply_all(txn.appended)                       # offsets and timestamps assigned
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+
+from registry.records import Record
+
+
+class StoreTransaction(ABC):
+    """Exclusive access to the log for one write; commits when the context exits cleanly."""
+
+    appended: list[Record]
+
+    @abstractmethod
+    def read_after(self, offset: int) -> list[Record]:
+        """Every committed record with an offset greater than ``offset``, in offset order."""
+
+    @abstractmethod
+    def append(self, records: Sequence[tuple[bytes, bytes | None]]) -> None:
+        """Stage (key, value) pairs; after commit they are in :attr:`appended` with offsets
+        and timestamps (ms since the epoch) assigned."""
+
+
+class LogStore(ABC):
+    """A backend holding the record log."""
+
+    #: a human-readable description for logs (no passwords)
+    description: str
+
+    @abstractmethod
+    def open(self) -> None:
+        """Connect, create or migrate the storage; idempotent."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections."""
+
+    @abstractmethod
+    def read_after(self, offset: int, limit: int | None = None) -> list[Record]:
+        """Committed records with offset > ``offset`` in offset order (at most ``limit``)."""
+
+    def iter_all(self, batch: int = 10_000) -> Iterator[Record]:
+        """Every record from the start of the log, read in batches."""
+        offset = -1
+        while True:
+            records = self.read_after(offset, batch)
+            if not records:
+                return
+            yield from records
+            offset = records[-1].offset
+
+    @abstractmethod
+    def exclusive(self) -> AbstractContextManager[StoreTransaction]:
+        """Take the cross-process write lock; see the module docstring."""
