@@ -70,7 +70,9 @@ def check(
     return messages
 
 
-def _compare(fmt: SchemaFormat, direction: str, new: ParsedSchema, old: PreviousSchema) -> list[str]:
+def _compare(
+    fmt: SchemaFormat, direction: str, new: ParsedSchema, old: PreviousSchema
+) -> list[str]:
     messages: list[str] = []
     if direction in ("FORWARD", "FULL"):
         forward = fmt.compatibility_errors(old.schema, new, reader_label="old", writer_label="new")

@@ -145,9 +145,11 @@ class State:
         holders = ctx.ids.get(sv.id)
         if holders:
             owner = ctx.any_version_of(sv.id)
-            if owner is not None and owner.digest != sv.digest and (subject, sv.version) not in {
-                (s, v) for s, v in holders.items()
-            }:
+            if (
+                owner is not None
+                and owner.digest != sv.digest
+                and (subject, sv.version) not in {(s, v) for s, v in holders.items()}
+            ):
                 self.skipped += 1
                 log.warning(
                     "skipping SCHEMA record at offset %s: id %s already belongs to another schema",
@@ -179,7 +181,10 @@ class State:
                 if ctx.hashes.get(sv.digest) == sv.id:
                     del ctx.hashes[sv.digest]
         for ref in sv.references:
-            target = (parse_subject(sv.subject).sibling(str(ref["subject"])).qualified, ref["version"])
+            target = (
+                parse_subject(sv.subject).sibling(str(ref["subject"])).qualified,
+                ref["version"],
+            )
             refs = ctx.referrers.get(target)
             if refs is not None:
                 refs.discard((sv.subject, sv.version))

@@ -66,6 +66,10 @@ class LogStore(ABC):
             yield from records
             offset = records[-1].offset
 
+    def cluster_id(self) -> str:
+        """The id reported as ``kafka-cluster`` by ``/v1/metadata/id``."""
+        return "local"
+
     @abstractmethod
     def exclusive(self) -> AbstractContextManager[StoreTransaction]:
         """Take the cross-process write lock; see the module docstring."""

@@ -1,0 +1,207 @@
+"""The FastAPI application: routers, Confluent-shaped errors for everything, media types, the
+``/contexts/{ctx}/...`` URL form and encoded slashes in subject names."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlencode
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from registry import __version__, errors
+from registry.api import compatibility, config, contexts, mode, schemas, server, subjects
+from registry.api.deps import ENCODED_SLASH
+from registry.api.responses import PREFERRED, SRResponse, negotiate
+from registry.core import Registry
+
+log = logging.getLogger(__name__)
+
+Scope = MutableMapping[str, Any]
+ASGIApp = Callable[
+    [Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]
+]
+
+HTTP_REASONS = {
+    404: "Not Found",
+    405: "Method Not Allowed",
+    406: "Not Acceptable",
+    415: "Unsupported Media Type",
+    413: "Request Entity Too Large",
+}
+
+
+def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
+    """The ASGI app serving ``registry``; with ``manage_lifecycle`` it starts and stops it."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if manage_lifecycle:
+            registry.start()
+        try:
+            yield
+        finally:
+            if manage_lifecycle:
+                registry.stop()
+
+    app = FastAPI(
+        title="Schema Registry",
+        version=__version__,
+        description="A Confluent-compatible Schema Registry (Confluent Platform 7.9 REST API).",
+        lifespan=lifespan,
+        default_response_class=SRResponse,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    app.state.registry = registry
+    for module in (subjects, schemas, compatibility, config, mode, contexts, server):
+        app.include_router(module.router)
+
+    @app.exception_handler(errors.RegistryError)
+    async def registry_error(request: Request, exc: errors.RegistryError) -> Response:
+        return _error(request, exc.http_status, exc.body())
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        reason = HTTP_REASONS.get(exc.status_code, str(exc.detail))
+        return _error(
+            request,
+            exc.status_code,
+            {"error_code": exc.status_code, "message": f"HTTP {exc.status_code} {reason}"},
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        return _error(request, 400, {"error_code": 400, "message": str(exc.errors()[:1])})
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return _error(request, 500, {"error_code": 500, "message": f"Internal Server Error: {exc}"})
+
+    app.add_middleware(ProtocolMiddleware, max_body=registry.settings.max_request_bytes)
+    return app
+
+
+def _error(request: Request, status: int, body: dict[str, Any]) -> Response:
+    media = getattr(request.state, "media_type", PREFERRED)
+    return SRResponse(body, status_code=status, media_type=media)
+
+
+class ProtocolMiddleware:
+    """Pure ASGI middleware doing what Confluent's filters do before routing: content
+    negotiation (406), body size limit (413), ``X-Request-ID``, security headers, rewriting
+    ``/contexts/{ctx}/...`` paths, and keeping ``%2F`` inside subject names."""
+
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        request_id = headers.get("x-request-id") or str(uuid.uuid4())
+        media = negotiate(headers.get("accept"))
+        extra = [
+            (b"x-request-id", request_id.encode("latin-1")),
+            (b"x-xss-protection", b"1; mode=block"),
+            (b"cache-control", b"no-cache, no-store, must-revalidate"),
+        ]
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + extra
+            await send(message)
+
+        if media is None:
+            await _send_error(send_with_headers, 406, "HTTP 406 Not Acceptable", PREFERRED)
+            return
+        length = headers.get("content-length")
+        if length and length.isdigit() and int(length) > self.max_body:
+            await _send_error(send_with_headers, 413, "HTTP 413 Request Entity Too Large", media)
+            return
+        scope.setdefault("state", {})["media_type"] = media
+        rewrite_paths(scope)
+        await self.app(scope, self._limited(receive, scope), send_with_headers)
+
+    def _limited(self, receive: Any, scope: Scope) -> Any:
+        seen = 0
+        limit = self.max_body
+
+        async def wrapped() -> Any:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise errors.RegistryError(413, "HTTP 413 Request Entity Too Large")
+            return message
+
+        return wrapped
+
+
+async def _send_error(send: Any, status: int, message: str, media: str) -> None:
+    body = SRResponse({"error_code": status, "message": message}).body
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", media.encode()),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def rewrite_paths(scope: Scope) -> None:
+    raw = scope.get("raw_path") or scope["path"].encode()
+    raw_text = raw.decode("latin-1")
+    if "%2f" in raw_text.lower():
+        parts = raw_text.split("/")
+        scope["path"] = "/".join(
+            unquote(p.replace("%2F", ENCODED_SLASH).replace("%2f", ENCODED_SLASH)) for p in parts
+        )
+    path: str = scope["path"]
+    if not path.startswith("/contexts/"):
+        return
+    pieces = path.split("/")
+    # ["", "contexts", ctx, resource, ...]
+    if len(pieces) < 4:
+        return
+    ctx, resource, rest = pieces[2], pieces[3], pieces[4:]
+    prefix = f":{ctx}:"
+    query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+    if resource == "subjects":
+        if rest:
+            rest[0] = prefix + rest[0]
+            new = "/subjects/" + "/".join(rest)
+        else:
+            new = "/subjects"
+            query.append(("subjectPrefix", prefix))
+    elif resource == "schemas":
+        new = "/schemas" + ("/" + "/".join(rest) if rest else "")
+        if rest and rest[0] == "ids":
+            query.append(("subject", prefix))
+        elif not rest:
+            query.append(("subjectPrefix", prefix))
+    elif resource in ("config", "mode"):
+        new = f"/{resource}/" + prefix + (rest[0] if rest else "")
+    elif resource == "compatibility" and len(rest) >= 2 and rest[0] == "subjects":
+        rest[1] = prefix + rest[1]
+        new = "/compatibility/" + "/".join(rest)
+    else:
+        return
+    scope["path"] = new
+    scope["raw_path"] = new.encode()
+    scope["query_string"] = urlencode(query).encode()

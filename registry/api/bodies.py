@@ -1,0 +1,172 @@
+"""Request bodies and query parameters, decoded the way Confluent's Jersey/Jackson stack does:
+malformed JSON and JSON of the wrong shape are 400 with ``error_code`` 400; unknown fields are
+ignored; numbers are accepted where Jackson would coerce them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import Request
+
+from registry import errors
+from registry.core import SchemaRequest
+
+ACCEPTED_CONTENT_TYPES = (
+    "application/vnd.schemaregistry.v1+json",
+    "application/vnd.schemaregistry+json",
+    "application/json",
+    "application/octet-stream",
+)
+
+
+async def json_body(request: Request) -> Any:
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type and content_type not in ACCEPTED_CONTENT_TYPES:
+        raise errors.RegistryError(415, "HTTP 415 Unsupported Media Type")
+    raw = await request.body()
+    if not raw.strip():
+        raise errors.RegistryError(422, "Request body is missing")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise errors.RegistryError(400, f"Unexpected character in request body: {exc}") from exc
+
+
+def _mapping_error(field: str, expected: str, value: Any) -> errors.RegistryError:
+    kind = type(value).__name__ if value is not None else "null"
+    return errors.RegistryError(
+        400, f"Cannot deserialize value of type `{expected}` from {kind} value (field '{field}')"
+    )
+
+
+def _object(body: Any, entity: str) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise _mapping_error("(root)", entity, body)
+    return body
+
+
+def _string(body: dict[str, Any], field: str) -> str | None:
+    value = body.get(field)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool | int | float):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    raise _mapping_error(field, "java.lang.String", value)
+
+
+def _int(body: dict[str, Any], field: str) -> int | None:
+    value = body.get(field)
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise _mapping_error(field, "java.lang.Integer", value)
+    if isinstance(value, int):
+        if not -(2**31) <= value < 2**31:
+            raise _mapping_error(field, "java.lang.Integer", value)
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise _mapping_error(field, "java.lang.Integer", value)
+
+
+def _dict(body: dict[str, Any], field: str) -> dict[str, Any] | None:
+    value = body.get(field)
+    if value is None or isinstance(value, dict):
+        return value
+    raise _mapping_error(field, "java.util.Map", value)
+
+
+def schema_request(body: Any) -> SchemaRequest:
+    body = _object(body, "RegisterSchemaRequest")
+    references = body.get("references")
+    refs: list[dict[str, Any]] = []
+    if references is not None:
+        if not isinstance(references, list):
+            raise _mapping_error("references", "java.util.List", references)
+        for ref in references:
+            ref = _object(ref, "SchemaReference")
+            refs.append(
+                {
+                    "name": _string(ref, "name"),
+                    "subject": _string(ref, "subject"),
+                    "version": _int(ref, "version"),
+                }
+            )
+    schema_type = _string(body, "schemaType")
+    metadata = _dict(body, "metadata")
+    if metadata is not None:
+        _check_metadata(metadata)
+    return SchemaRequest(
+        schema=_string(body, "schema"),
+        schema_type=(schema_type or "AVRO").upper(),
+        references=refs,
+        metadata=metadata,
+        rule_set=_dict(body, "ruleSet"),
+        id=_int(body, "id"),
+        version=_int(body, "version"),
+    )
+
+
+def _check_metadata(metadata: dict[str, Any]) -> None:
+    tags = metadata.get("tags")
+    if tags is not None and (
+        not isinstance(tags, dict)
+        or not all(
+            isinstance(v, list) and all(isinstance(t, str) for t in v) for v in tags.values()
+        )
+    ):
+        raise _mapping_error("metadata.tags", "java.util.Map", tags)
+    props = metadata.get("properties")
+    if props is not None and (
+        not isinstance(props, dict) or not all(isinstance(v, str) for v in props.values())
+    ):
+        raise _mapping_error("metadata.properties", "java.util.Map", props)
+    sensitive = metadata.get("sensitive")
+    if sensitive is not None and (
+        not isinstance(sensitive, list) or not all(isinstance(v, str) for v in sensitive)
+    ):
+        raise _mapping_error("metadata.sensitive", "java.util.Set", sensitive)
+
+
+def config_body(body: Any) -> dict[str, Any]:
+    return _object(body, "ConfigUpdateRequest")
+
+
+def mode_body(body: Any) -> object:
+    return _object(body, "ModeUpdateRequest").get("mode")
+
+
+# ---- query parameters -------------------------------------------------------------------
+
+
+def flag(value: str | None) -> bool:
+    """Jersey's boolean query parameter: only ``true`` (any case) is true."""
+    return value is not None and value.strip().lower() == "true"
+
+
+def integer(value: str | None, default: int) -> int:
+    """An int query parameter; Jersey answers 404 when it cannot convert one."""
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise errors.RegistryError(404, "HTTP 404 Not Found") from None
+
+
+def page(
+    items: list[Any], offset: str | None, limit: str | None, default_limit: int = -1
+) -> list[Any]:
+    start = max(integer(offset, 0), 0)
+    count = integer(limit, default_limit)
+    if count <= 0:
+        count = default_limit
+    if count <= 0:
+        return items[start:]
+    return items[start : start + count]

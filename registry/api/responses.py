@@ -1,0 +1,99 @@
+"""Response shapes (Confluent Platform 7.9 entities) and the JSON response class."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import Request
+from fastapi.responses import Response
+
+from registry.identity import guid_of
+from registry.state import SchemaVersion
+
+PREFERRED = "application/vnd.schemaregistry.v1+json"
+PRODUCED = (
+    (PREFERRED, 1.0),
+    ("application/vnd.schemaregistry+json", 0.9),
+    ("application/json", 0.5),
+)
+
+
+def negotiate(accept: str | None) -> str | None:
+    """The response media type for an ``Accept`` header, or None if nothing acceptable."""
+    if not accept or not accept.strip():
+        return PREFERRED
+    best: tuple[float, str] | None = None
+    for part in accept.split(","):
+        pieces = [p.strip() for p in part.split(";")]
+        media = pieces[0].lower()
+        q = 1.0
+        for param in pieces[1:]:
+            if param.startswith("q="):
+                try:
+                    q = float(param[2:])
+                except ValueError:
+                    q = 0.0
+        if q <= 0:
+            continue
+        for produced, weight in PRODUCED:
+            if media in (produced, "*/*", "application/*"):
+                score = q * weight
+                if best is None or score > best[0]:
+                    best = (score, produced)
+    return best[1] if best else None
+
+
+class SRResponse(Response):
+    """JSON rendered with orjson; media type from content negotiation."""
+
+    media_type = PREFERRED
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
+
+
+def reply(request: Request, content: Any, status_code: int = 200) -> Response:
+    media = getattr(request.state, "media_type", PREFERRED)
+    return SRResponse(content, status_code=status_code, media_type=media)
+
+
+def raw_text(request: Request, text: str) -> Response:
+    """The ``.../schema`` endpoints: the schema text itself as the body."""
+    media = getattr(request.state, "media_type", PREFERRED)
+    return Response(text.encode(), media_type=media)
+
+
+def schema_entity(sv: SchemaVersion, text: str | None = None) -> dict[str, Any]:
+    """``Schema``: subject, version, id, schemaType (omitted for AVRO), references,
+    metadata, ruleSet, schema; empty fields omitted."""
+    out: dict[str, Any] = {"subject": sv.subject, "version": sv.version, "id": sv.id}
+    if sv.schema_type != "AVRO":
+        out["schemaType"] = sv.schema_type
+    if sv.references:
+        out["references"] = sv.references
+    if sv.metadata:
+        out["metadata"] = sv.metadata
+    if sv.rule_set:
+        out["ruleSet"] = sv.rule_set
+    out["schema"] = sv.schema if text is None else text
+    return out
+
+
+def schema_string(sv: SchemaVersion, text: str | None = None) -> dict[str, Any]:
+    """``SchemaString`` for ``/schemas/ids/{id}``."""
+    out: dict[str, Any] = {}
+    if sv.schema_type != "AVRO":
+        out["schemaType"] = sv.schema_type
+    out["schema"] = sv.schema if text is None else text
+    if sv.references:
+        out["references"] = sv.references
+    if sv.metadata:
+        out["metadata"] = sv.metadata
+    if sv.rule_set:
+        out["ruleSet"] = sv.rule_set
+    return out
+
+
+def guid(sv: SchemaVersion) -> str:
+    return guid_of(sv.digest)

@@ -1,0 +1,121 @@
+"""``/schemas`` routes: by id, by GUID, listing, types."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from registry import errors, schemas
+from registry.api.bodies import flag, page
+from registry.api.deps import registry_of, subject_param
+from registry.api.responses import raw_text, reply, schema_entity, schema_string
+from registry.api.subjects import formatted
+from registry.subjects import parse_subject
+
+router = APIRouter(tags=["Schemas (v1)"])
+
+
+def _schema_id(value: str) -> int:
+    """Jersey answers 404 when an int path parameter does not convert."""
+    try:
+        return int(value)
+    except ValueError:
+        raise errors.RegistryError(404, "HTTP 404 Not Found") from None
+
+
+@router.get("/schemas")
+async def list_schemas(
+    request: Request,
+    subjectPrefix: str | None = None,
+    deleted: str | None = None,
+    latestOnly: str | None = None,
+    offset: str | None = None,
+    limit: str | None = None,
+) -> Response:
+    found = schemas.list_schemas(
+        registry_of(request), subjectPrefix or "", flag(deleted), flag(latestOnly)
+    )
+    return reply(request, [schema_entity(sv) for sv in page(found, offset, limit, 1000)])
+
+
+@router.get("/schemas/types")
+async def schema_types(request: Request) -> Response:
+    return reply(request, sorted(registry_of(request).formats, reverse=True))
+
+
+@router.get("/schemas/ids/{schema_id}")
+async def schema_by_id(
+    request: Request,
+    schema_id: str,
+    subject: str | None = None,
+    format: str | None = None,
+    fetchMaxId: str | None = None,
+) -> Response:
+    reg = registry_of(request)
+    subj = subject_param(subject) if subject else None
+    sv = schemas.schema_by_id(reg, _schema_id(schema_id), subj)
+    body = schema_string(sv, formatted(reg, sv, format))
+    if flag(fetchMaxId):
+        body["maxId"] = reg.state.context_of(sv.subject).max_id
+    return reply(request, body)
+
+
+@router.get("/schemas/ids/{schema_id}/schema")
+async def schema_text_by_id(
+    request: Request, schema_id: str, subject: str | None = None, format: str | None = None
+) -> Response:
+    reg = registry_of(request)
+    sv = schemas.schema_by_id(reg, _schema_id(schema_id), subject_param(subject or ""))
+    return raw_text(request, formatted(reg, sv, format) or sv.schema)
+
+
+@router.get("/schemas/ids/{schema_id}/subjects")
+async def subjects_by_id(
+    request: Request,
+    schema_id: str,
+    subject: str | None = None,
+    deleted: str | None = None,
+    offset: str | None = None,
+    limit: str | None = None,
+) -> Response:
+    pairs = schemas.subject_versions_for_id(
+        registry_of(request), _schema_id(schema_id), subject_param(subject or ""), flag(deleted)
+    )
+    names = sorted({s for s, _ in pairs})
+    if subject and parse_subject(subject).name:
+        names = [n for n in names if n == parse_subject(subject_param(subject)).qualified] or names
+    return reply(request, page(names, offset, limit))
+
+
+@router.get("/schemas/ids/{schema_id}/versions")
+async def versions_by_id(
+    request: Request,
+    schema_id: str,
+    subject: str | None = None,
+    deleted: str | None = None,
+    offset: str | None = None,
+    limit: str | None = None,
+) -> Response:
+    pairs = schemas.subject_versions_for_id(
+        registry_of(request), _schema_id(schema_id), subject_param(subject or ""), flag(deleted)
+    )
+    body = [{"subject": s, "version": v} for s, v in pairs]
+    return reply(request, page(body, offset, limit))
+
+
+@router.get("/schemas/guids/{guid}")
+async def schema_by_guid(request: Request, guid: str, format: str | None = None) -> Response:
+    reg = registry_of(request)
+    found = schemas.schemas_by_guid(reg, guid.lower())
+    if not found:
+        raise errors.schema_not_found(guid)
+    sv = found[0]
+    return reply(request, schema_string(sv, formatted(reg, sv, format)))
+
+
+@router.get("/schemas/guids/{guid}/ids")
+async def ids_by_guid(request: Request, guid: str) -> Response:
+    found = schemas.schemas_by_guid(registry_of(request), guid.lower())
+    if not found:
+        raise errors.schema_not_found(guid)
+    return reply(request, [{"context": sv.context, "id": sv.id} for sv in found])

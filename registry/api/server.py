@@ -1,0 +1,45 @@
+"""Server-level routes: ``/``, ``/v1/metadata/*``, and the 404 for ``/associations``."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from registry import __version__, errors
+from registry.api.deps import registry_of
+from registry.api.responses import reply
+
+router = APIRouter(tags=["Server (v1)"])
+
+
+@router.get("/")
+async def root_get(request: Request) -> Response:
+    return reply(request, {})
+
+
+@router.post("/")
+async def root_post(request: Request) -> Response:
+    return reply(request, {})
+
+
+@router.get("/v1/metadata/id")
+async def cluster_id(request: Request) -> Response:
+    reg = registry_of(request)
+    clusters = {
+        "kafka-cluster": reg.store.cluster_id(),
+        "schema-registry-cluster": reg.settings.group_id,
+    }
+    return reply(request, {"scope": {"path": [], "clusters": clusters}})
+
+
+@router.get("/v1/metadata/version")
+async def server_version(request: Request) -> Response:
+    return reply(request, {"version": __version__, "commitId": "unknown"})
+
+
+@router.api_route(
+    "/associations{rest:path}", methods=["GET", "POST", "PUT", "DELETE"], include_in_schema=False
+)
+async def associations(request: Request, rest: str) -> Response:
+    # Confluent 8.x's associations API; clients probe it and treat 404 as "not supported"
+    raise errors.RegistryError(404, "HTTP 404 Not Found")

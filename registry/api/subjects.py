@@ -1,0 +1,173 @@
+"""``/subjects`` routes: thin wrappers over ``registry.schemas``."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
+
+from registry import schemas
+from registry.api.bodies import flag, json_body, page, schema_request
+from registry.api.deps import registry_of, subject_param
+from registry.api.responses import raw_text, reply, schema_entity
+from registry.core import Registry, parse_version
+from registry.state import SchemaVersion
+
+router = APIRouter(tags=["Subjects (v1)"])
+
+
+@router.get("/subjects")
+async def list_subjects(
+    request: Request,
+    subjectPrefix: str | None = None,
+    deleted: str | None = None,
+    deletedOnly: str | None = None,
+    offset: str | None = None,
+    limit: str | None = None,
+) -> Response:
+    reg = registry_of(request)
+    found = schemas.list_subjects(
+        reg, subjectPrefix if subjectPrefix is not None else ":*:", flag(deleted), flag(deletedOnly)
+    )
+    return reply(request, page(found, offset, limit))
+
+
+@router.get("/subjects/{subject}/versions")
+async def list_versions(
+    request: Request,
+    subject: str,
+    deleted: str | None = None,
+    deletedOnly: str | None = None,
+    deletedAsNegative: str | None = None,
+    offset: str | None = None,
+    limit: str | None = None,
+) -> Response:
+    versions = schemas.list_versions(
+        registry_of(request),
+        subject_param(subject),
+        flag(deleted),
+        flag(deletedOnly),
+        flag(deletedAsNegative),
+    )
+    return reply(request, page(versions, offset, limit))
+
+
+@router.post("/subjects/{subject}/versions")
+async def register(
+    request: Request, subject: str, normalize: str | None = None, format: str | None = None
+) -> Response:
+    reg = registry_of(request)
+    req = schema_request(await json_body(request))
+    result = await run_in_threadpool(
+        schemas.register, reg, subject_param(subject), req, normalize=flag(normalize)
+    )
+    if not result.modified:
+        return reply(request, {"id": result.id})
+    sv = result.schema or schemas.get_version(reg, subject_param(subject), schemas.LATEST)
+    if sv.id != result.id:
+        sv = next(v for v in reg.state.versions(sv.subject).values() if v.id == result.id)
+    body = schema_entity(sv, formatted(reg, sv, format))
+    body.pop("subject", None)
+    return reply(request, {"id": body.pop("id"), **body})
+
+
+@router.get("/subjects/{subject}/versions/{version}")
+async def get_version(
+    request: Request,
+    subject: str,
+    version: str,
+    deleted: str | None = None,
+    format: str | None = None,
+) -> Response:
+    reg = registry_of(request)
+    sv = schemas.get_version(reg, subject_param(subject), parse_version(version), flag(deleted))
+    return reply(request, schema_entity(sv, formatted(reg, sv, format)))
+
+
+@router.get("/subjects/{subject}/versions/{version}/schema")
+async def get_version_schema(
+    request: Request,
+    subject: str,
+    version: str,
+    deleted: str | None = None,
+    format: str | None = None,
+) -> Response:
+    reg = registry_of(request)
+    sv = schemas.get_version(reg, subject_param(subject), parse_version(version), flag(deleted))
+    return raw_text(request, formatted(reg, sv, format) or sv.schema)
+
+
+@router.get("/subjects/{subject}/versions/{version}/referencedby")
+async def referenced_by(
+    request: Request,
+    subject: str,
+    version: str,
+    deleted: str | None = None,
+    offset: str | None = None,
+    limit: str | None = None,
+) -> Response:
+    ids = schemas.referenced_by(
+        registry_of(request), subject_param(subject), parse_version(version), flag(deleted)
+    )
+    return reply(request, page(ids, offset, limit, 1000))
+
+
+@router.delete("/subjects/{subject}/versions/{version}")
+async def delete_version(
+    request: Request, subject: str, version: str, permanent: str | None = None
+) -> Response:
+    reg = registry_of(request)
+    number = parse_version(version)
+    deleted = await run_in_threadpool(
+        schemas.delete_version, reg, subject_param(subject), number, flag(permanent)
+    )
+    return reply(request, deleted)
+
+
+@router.post("/subjects/{subject}")
+async def lookup(
+    request: Request,
+    subject: str,
+    normalize: str | None = None,
+    deleted: str | None = None,
+    format: str | None = None,
+) -> Response:
+    reg = registry_of(request)
+    req = schema_request(await json_body(request))
+    sv = await run_in_threadpool(
+        schemas.lookup,
+        reg,
+        subject_param(subject),
+        req,
+        normalize=flag(normalize),
+        deleted=flag(deleted),
+    )
+    return reply(request, schema_entity(sv, formatted(reg, sv, format)))
+
+
+@router.delete("/subjects/{subject}")
+async def delete_subject(request: Request, subject: str, permanent: str | None = None) -> Response:
+    versions = await run_in_threadpool(
+        schemas.delete_subject, registry_of(request), subject_param(subject), flag(permanent)
+    )
+    return reply(request, versions)
+
+
+@router.get("/subjects/{subject}/metadata")
+async def latest_with_metadata(
+    request: Request, subject: str, deleted: str | None = None, format: str | None = None
+) -> Response:
+    reg = registry_of(request)
+    keys = request.query_params.getlist("key")
+    values = request.query_params.getlist("value")
+    sv = schemas.latest_with_metadata(
+        reg, subject_param(subject), dict(zip(keys, values, strict=False)), flag(deleted)
+    )
+    return reply(request, schema_entity(sv, formatted(reg, sv, format)))
+
+
+def formatted(reg: Registry, sv: SchemaVersion, fmt: str | None) -> str | None:
+    """The schema text for a ``format`` query value (None keeps the stored text)."""
+    if not fmt or not fmt.strip():
+        return None
+    return reg.parse_stored(sv).formatted(fmt.strip())

@@ -1,0 +1,101 @@
+"""The ``schema-registry`` command: ``serve`` and ``db upgrade``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from registry.settings import Settings
+
+log = logging.getLogger("registry")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="schema-registry", description="A Confluent-compatible Schema Registry."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the REST server")
+    serve.add_argument(
+        "--host", help="address to listen on (default 127.0.0.1; env SCHEMA_REGISTRY_HOST)"
+    )
+    serve.add_argument("--port", type=int, help="port (default 8081; env SCHEMA_REGISTRY_PORT)")
+    serve.add_argument(
+        "--store",
+        help="store URL: sqlite:///file.db (default "
+        "sqlite:///schema-registry.db) or postgresql://...; env "
+        "SCHEMA_REGISTRY_STORE",
+    )
+    serve.add_argument("--log-level", help="DEBUG, INFO, WARNING (env SCHEMA_REGISTRY_LOG_LEVEL)")
+
+    db = commands.add_parser("db", help="database maintenance")
+    db_commands = db.add_subparsers(dest="db_command", required=True)
+    upgrade = db_commands.add_parser("upgrade", help="apply Alembic migrations to the store")
+    upgrade.add_argument("--store", help="store URL (env SCHEMA_REGISTRY_STORE)")
+
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env(
+            host=getattr(args, "host", None),
+            port=getattr(args, "port", None),
+            store=getattr(args, "store", None),
+            log_level=getattr(args, "log_level", None),
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    if args.command == "serve":
+        return serve_forever(settings)
+    if args.command == "db" and args.db_command == "upgrade":
+        from registry.store.sql import upgrade_database
+
+        upgrade_database(settings.store)
+        log.info("database at %s is up to date", _safe(settings.store))
+        return 0
+    return 2
+
+
+def serve_forever(settings: Settings) -> int:
+    import uvicorn
+
+    from registry.api.app import create_app
+    from registry.core import Registry
+    from registry.store.factory import open_store
+
+    try:
+        store = open_store(settings.store)
+    except ValueError as exc:
+        log.error("%s", exc)
+        return 2
+    registry = Registry(store, settings)
+    log.info("using store %s", store.description)
+    log.info("listening on http://%s:%d", settings.host, settings.port)
+    config = uvicorn.Config(
+        create_app(registry),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        access_log=False,
+        server_header=False,
+    )
+    # uvicorn handles SIGTERM and SIGINT: it stops accepting, finishes in-flight requests, then
+    # runs the app's shutdown (which closes the store).
+    uvicorn.Server(config).run()
+    return 0
+
+
+def _safe(url: str) -> str:
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url
+
+
+if __name__ == "__main__":
+    sys.exit(main())

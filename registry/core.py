@@ -1,0 +1,351 @@
+"""The registry core: store + in-memory state + formats, the write path, and the rules shared
+by every operation (subject validation, version ids, reference resolution, effective config and
+mode). Operations themselves live in ``registry.schemas`` and ``registry.configs``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from registry import errors, records
+from registry.formats.base import Dependency, InvalidSchemaError, ParsedSchema, SchemaFormat
+from registry.records import RecordKey
+from registry.settings import Settings
+from registry.state import SchemaVersion, State
+from registry.store.base import LogStore
+from registry.subjects import DEFAULT_CONTEXT, GLOBAL_CONTEXT, is_valid_subject, parse_subject
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Draft = tuple[RecordKey, dict[str, Any] | None]
+LATEST = -1
+MAX_VERSION = 2**31 - 1
+GLOBAL_KEY = f":{GLOBAL_CONTEXT}:"
+READ_ONLY_MODES = ("READONLY", "READONLY_OVERRIDE")
+MODES = ("READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT")
+#: config fields a subject config inherits from the global one when it leaves them unset
+INHERITED_CONFIG_FIELDS = (
+    "normalize",
+    "validateFields",
+    "validateRules",
+    "compatibilityPolicy",
+    "compatibilityGroup",
+)
+
+
+@dataclass
+class SchemaRequest:
+    """A parsed ``RegisterSchemaRequest`` body."""
+
+    schema: str | None = None
+    schema_type: str = "AVRO"
+    references: list[dict[str, Any]] | None = None
+    metadata: dict[str, Any] | None = None
+    rule_set: dict[str, Any] | None = None
+    id: int | None = None
+    version: int | None = None
+
+    def describe(self, subject: str) -> str:
+        """Java's ``Schema.toString`` as Confluent prints it in invalid-schema messages."""
+        refs = ", ".join(
+            f"{{name='{r.get('name')}', subject='{r.get('subject')}', version={r.get('version')}}}"
+            for r in self.references or []
+        )
+        schema_id = self.id if self.id is not None else -1
+        return (
+            f"{{subject={subject},version={self.version or 0},id={schema_id},"
+            f"schemaType={self.schema_type},references=[{refs}],metadata={_java(self.metadata)},"
+            f"ruleSet={_java(self.rule_set)},schema={self.schema},schemaTags=null}}"
+        )
+
+
+class Registry:
+    """One registry instance: applies the store's log to its state and serialises writes."""
+
+    def __init__(
+        self,
+        store: LogStore,
+        settings: Settings | None = None,
+        formats: Mapping[str, SchemaFormat] | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+        self.formats: dict[str, SchemaFormat] = dict(formats or default_formats())
+        self.state = State()
+        self._write_lock = threading.RLock()
+        self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema] = OrderedDict()
+        self._parse_cache_size = 5000
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
+
+    # ---- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.store.open()
+        count = 0
+        for record in self.store.iter_all():
+            self.state.apply(record)
+            count += 1
+        log.info(
+            "replayed %d records from %s (offset %d)",
+            count,
+            self.store.description,
+            self.state.offset,
+        )
+        if self.settings.poll_interval > 0:
+            self._poller = threading.Thread(target=self._poll, name="store-poller", daemon=True)
+            self._poller.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._poller is not None:
+            self._poller.join(timeout=5)
+        self.store.close()
+
+    def refresh(self) -> None:
+        """Apply records other processes have committed since our last one."""
+        with self._write_lock:
+            self.state.apply_all(self.store.read_after(self.state.offset))
+
+    def _poll(self) -> None:
+        while not self._stop.wait(self.settings.poll_interval):
+            try:
+                self.refresh()
+            except Exception:  # keep polling whatever the store did
+                log.exception("polling the store failed")
+
+    # ---- the write path -------------------------------------------------------------------
+
+    def write(self, decide: Callable[[], tuple[Sequence[Draft], T]]) -> T:
+        """Catch up under the store's exclusive lock, let ``decide`` validate against the
+        current state and return records to append plus a result, append, apply, return."""
+        with self._write_lock:
+            try:
+                with self.store.exclusive() as txn:
+                    self.state.apply_all(txn.read_after(self.state.offset))
+                    drafts, result = decide()
+                    if drafts:
+                        txn.append(
+                            [(key.to_bytes(), records.encode_value(value)) for key, value in drafts]
+                        )
+            except errors.RegistryError:
+                raise
+            except Exception as exc:
+                log.exception("store write failed")
+                raise errors.store_error(f"Error while writing to the store: {exc}") from exc
+            self.state.apply_all(txn.appended)
+            return result
+
+    # ---- shared rules ---------------------------------------------------------------------
+
+    def format_of(self, schema_type: str) -> SchemaFormat:
+        fmt = self.formats.get(schema_type.upper())
+        if fmt is None:
+            raise errors.invalid_schema(f"Invalid schema type {schema_type}")
+        return fmt
+
+    def parse(
+        self,
+        subject: str,
+        schema_type: str,
+        text: str,
+        references: Sequence[Mapping[str, Any]],
+        *,
+        strict: bool,
+        include_deleted_refs: bool,
+    ) -> ParsedSchema:
+        """Parse with references resolved in ``subject``'s context. Raises 42201 for a
+        reference that does not resolve and :class:`InvalidSchemaError` for invalid text."""
+        fmt = self.format_of(schema_type)
+        deps = tuple(self.dependencies(subject, references, include_deleted=include_deleted_refs))
+        cache_key = (fmt.schema_type, text, deps, strict)
+        cached = self._parse_cache.get(cache_key)
+        if cached is not None:
+            self._parse_cache.move_to_end(cache_key)
+            return cached
+        try:
+            parsed = fmt.parse(text, deps, strict=strict)
+        except RecursionError as exc:
+            raise InvalidSchemaError("Schema is nested too deeply") from exc
+        self._parse_cache[cache_key] = parsed
+        if len(self._parse_cache) > self._parse_cache_size:
+            self._parse_cache.popitem(last=False)
+        return parsed
+
+    def parse_stored(self, sv: SchemaVersion) -> ParsedSchema:
+        try:
+            return self._parse_stored(sv)
+        except InvalidSchemaError as exc:
+            raise errors.invalid_schema(f"Stored schema {sv.id} is invalid: {exc}") from exc
+
+    def _parse_stored(self, sv: SchemaVersion) -> ParsedSchema:
+        return self.parse(
+            sv.subject,
+            sv.schema_type,
+            sv.schema,
+            sv.references,
+            strict=False,
+            include_deleted_refs=True,
+        )
+
+    def dependencies(
+        self, subject: str, references: Sequence[Mapping[str, Any]], *, include_deleted: bool
+    ) -> list[Dependency]:
+        """The transitive closure of ``references``, dependencies first, each name once."""
+        out: list[Dependency] = []
+        seen: set[str] = set()
+        self._collect(subject, references, include_deleted, out, seen, 0)
+        return out
+
+    def _collect(
+        self,
+        subject: str,
+        references: Sequence[Mapping[str, Any]],
+        include_deleted: bool,
+        out: list[Dependency],
+        seen: set[str],
+        depth: int,
+    ) -> None:
+        if depth > 64:
+            raise errors.invalid_schema("Schema references are nested too deeply")
+        for ref in references:
+            name = ref.get("name")
+            if name in seen:
+                continue
+            target = self.resolve_reference(subject, ref, include_deleted=include_deleted)
+            seen.add(str(name))
+            self._collect(target.subject, target.references, include_deleted, out, seen, depth + 1)
+            out.append(Dependency(str(name), target.schema))
+
+    def resolve_reference(
+        self, subject: str, ref: Mapping[str, Any], *, include_deleted: bool
+    ) -> SchemaVersion:
+        name, ref_subject, version = ref.get("name"), ref.get("subject"), ref.get("version")
+        if not name or not ref_subject or version is None:
+            raise errors.invalid_schema(
+                f"Invalid reference: {{name='{name}', subject='{ref_subject}', version={version}}}"
+            )
+        target_subject = parse_subject(subject).sibling(str(ref_subject)).qualified
+        versions = self.state.versions(target_subject)
+        sv: SchemaVersion | None
+        if version == LATEST:
+            live = [v for v in versions.values() if not v.deleted]
+            sv = max(live, key=lambda v: v.version) if live else None
+        else:
+            sv = versions.get(int(version))
+            if sv is not None and sv.deleted and not include_deleted:
+                sv = None
+        if sv is None:
+            raise errors.invalid_schema(
+                f'No schema reference found for subject "{ref_subject}" and version {version}'
+            )
+        return sv
+
+    def valid_subject(self, subject: str) -> str:
+        if not is_valid_subject(subject):
+            raise errors.invalid_subject(subject)
+        return parse_subject(subject).qualified
+
+    # ---- config and mode resolution -------------------------------------------------------
+
+    def stored_config(self, key: str | None) -> dict[str, Any] | None:
+        setting = self.state.configs.get(key)
+        return dict(setting.value) if setting else None
+
+    def effective_config(self, subject: str | None) -> dict[str, Any]:
+        """Confluent's config resolution: subject, then context or global, then
+        ``:.__GLOBAL:``, then the server default level."""
+        default = {"compatibilityLevel": self.settings.compatibility_level}
+        scope = self._scope_key(subject)
+        if subject and not _is_scope_key(subject):
+            own = self.stored_config(subject)
+            if own is not None:
+                merged = {**default, **own}
+                parent = self.stored_config(scope) or {}
+                for field in INHERITED_CONFIG_FIELDS:
+                    if merged.get(field) is None and parent.get(field) is not None:
+                        merged[field] = parent[field]
+                return merged
+        for key in (scope, GLOBAL_KEY):
+            found = self.stored_config(key)
+            if found is not None:
+                return {**default, **found}
+        return default
+
+    def effective_mode(self, subject: str | None) -> str:
+        scope = self._scope_key(subject)
+        keys: list[str | None] = [scope, GLOBAL_KEY]
+        if subject and not _is_scope_key(subject):
+            keys.insert(0, subject)
+        for key in keys:
+            setting = self.state.modes.get(key)
+            if setting is not None and setting.value.get("mode"):
+                return str(setting.value["mode"])
+        return "READWRITE"
+
+    @staticmethod
+    def _scope_key(subject: str | None) -> str | None:
+        if not subject:
+            return None
+        return parse_subject(subject).context_key if subject != GLOBAL_KEY else GLOBAL_KEY
+
+
+def _is_scope_key(subject: str) -> bool:
+    qs = parse_subject(subject)
+    return qs.name == "" or subject == GLOBAL_KEY
+
+
+def _java(value: object) -> str:
+    return "null" if value is None else str(value)
+
+
+def parse_version(value: str | int, *, allow_latest: bool = True) -> int:
+    """A version path parameter: ``latest`` (any case) or ``-1`` is :data:`LATEST`; otherwise an
+    integer in [1, 2^31-1]; anything else is 42202."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == "latest":
+            return LATEST
+        try:
+            number = int(text)
+        except ValueError:
+            raise errors.invalid_version(value) from None
+    else:
+        number = value
+    if number == LATEST and allow_latest:
+        return LATEST
+    if number < 1 or number > MAX_VERSION:
+        raise errors.invalid_version(value)
+    return number
+
+
+def default_formats() -> dict[str, SchemaFormat]:
+    """The formats installed: Avro always, others when their modules are present."""
+    from registry.formats.avro import AvroFormat
+
+    found: dict[str, SchemaFormat] = {"AVRO": AvroFormat()}
+    for module, name in (
+        ("registry.formats.protobuf", "ProtobufFormat"),
+        ("registry.formats.json_schema", "JsonSchemaFormat"),
+    ):
+        try:
+            mod = __import__(module, fromlist=[name])
+        except ImportError:
+            continue
+        fmt = getattr(mod, name)()
+        found[fmt.schema_type] = fmt
+    return found
+
+
+def context_of_key(key: str | None) -> str:
+    return parse_subject(key).context if key else DEFAULT_CONTEXT
+
+
+def iter_live(versions: Iterable[SchemaVersion]) -> list[SchemaVersion]:
+    return [v for v in versions if not v.deleted]
