@@ -1,0 +1,454 @@
+"""The SQL log store: the ``_schemas`` record log in one table, on SQLite or PostgreSQL.
+
+Table ``registry_log`` (created by the Alembic migrations in ``migrations/``)::
+
+    offset        integer primary key   -- 0, 1, 2, ... assigned at commit, never reused
+    key           bytes, not null       -- Confluent key bytes, stored exactly
+    value         bytes, null           -- NULL is a tombstone
+    timestamp_ms  integer, not null     -- commit time, ms since the epoch, never decreasing
+
+Writers serialise on one cross-process lock held for a whole database transaction:
+
+* PostgreSQL: ``pg_advisory_xact_lock`` on a fixed key (released by COMMIT/ROLLBACK), waiting at
+  most ``lock_timeout`` seconds.
+* SQLite: ``BEGIN IMMEDIATE`` in WAL mode with a busy timeout of ``lock_timeout`` seconds.
+  pysqlite's own transaction handling is switched off (``isolation_level = None``) and
+  SQLAlchemy's ``begin`` event emits the BEGIN, as SQLAlchemy's SQLite documentation describes.
+
+Offsets are computed as ``max(offset) + 1`` while the lock is held and committed before it is
+released, so commit order is offset order and a reader that remembers the last offset it applied
+never misses a record. Within one process a :class:`threading.Lock` queues the threads, so only
+one connection per process competes for the database lock.
+
+Every failure talking to the database surfaces as :class:`StoreUnavailableError`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+from registry.records import Record
+from registry.store.base import LogStore, StoreTransaction
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "LOG_TABLE",
+    "MIGRATIONS_DIR",
+    "SqlLogStore",
+    "StoreUnavailableError",
+    "alembic_config",
+    "normalize_url",
+    "upgrade_database",
+]
+
+#: the Alembic environment (``env.py``, ``versions/``) at the repository root
+MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+
+LOG_TABLE = "registry_log"
+
+#: ``pg_advisory_xact_lock`` keys (any fixed 64-bit numbers; these spell "reglog" / "regmig")
+LOG_LOCK_KEY = 0x7265676C6F67
+MIGRATION_LOCK_KEY = 0x7265676D6967
+
+DEFAULT_LOCK_TIMEOUT = 15.0
+
+metadata = sa.MetaData()
+
+#: the table as the migrations create it (kept in step with ``migrations/versions``)
+log_table = sa.Table(
+    LOG_TABLE,
+    metadata,
+    # INTEGER PRIMARY KEY on SQLite makes the offset the rowid: the table is clustered by offset
+    sa.Column(
+        "offset",
+        sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+        primary_key=True,
+        autoincrement=False,
+    ),
+    sa.Column("key", sa.LargeBinary(), nullable=False),
+    sa.Column("value", sa.LargeBinary(), nullable=True),
+    sa.Column("timestamp_ms", sa.BigInteger(), nullable=False),
+    sa.CheckConstraint('"offset" >= 0', name="registry_log_offset_nonnegative"),
+)
+
+# execution option read by the SQLite "begin" hook: which BEGIN to emit
+_SQLITE_BEGIN = "registry_sqlite_begin"
+
+
+class StoreUnavailableError(Exception):
+    """The database could not be reached or refused an operation (Confluent error 50001)."""
+
+
+# ---- URLs -----------------------------------------------------------------------------------
+
+
+def normalize_url(url: str) -> URL:
+    """Parse a store URL into the SQLAlchemy URL we connect with.
+
+    ``sqlite:///relative.db``, ``sqlite:////absolute.db``, ``postgresql://...``,
+    ``postgres://...`` and ``postgresql+psycopg://...`` are accepted; PostgreSQL always uses the
+    psycopg 3 driver. Raises :class:`ValueError` for anything else.
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise ValueError(f"not a database URL: {url!r} ({exc})") from exc
+    backend, _, driver = parsed.drivername.partition("+")
+    if backend == "sqlite":
+        if driver not in ("", "pysqlite"):
+            raise ValueError(f"unsupported SQLite driver {driver!r} in {url!r}; use sqlite:///")
+        database = parsed.database or ""
+        if database in ("", ":memory:") or parsed.query.get("mode") == "memory":
+            raise ValueError(
+                f"an in-memory SQLite database cannot be shared between connections: {url!r}; "
+                "use a file, e.g. sqlite:///registry.db"
+            )
+        return parsed.set(drivername="sqlite+pysqlite")
+    if backend in ("postgresql", "postgres"):
+        if driver not in ("", "psycopg"):
+            raise ValueError(
+                f"unsupported PostgreSQL driver {driver!r} in {url!r}; "
+                "use postgresql:// or postgresql+psycopg:// (psycopg 3)"
+            )
+        return parsed.set(drivername="postgresql+psycopg")
+    raise ValueError(
+        f"unsupported SQL database URL {url!r}: expected sqlite:///path.db or postgresql://..."
+    )
+
+
+def _describe(url: URL) -> str:
+    return url.render_as_string(hide_password=True)
+
+
+def _is_sqlite(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite"
+
+
+def _ensure_sqlite_directory(url: URL) -> None:
+    if _is_sqlite(url) and url.database:
+        Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+
+def make_engine(
+    url: URL, *, lock_timeout: float, pool_size: int = 5, max_overflow: int = 10
+) -> Engine:
+    if _is_sqlite(url):
+        _ensure_sqlite_directory(url)
+        engine = sa.create_engine(
+            url,
+            connect_args={"timeout": lock_timeout, "check_same_thread": False},
+            poolclass=sa.pool.QueuePool,
+            pool_size=pool_size,
+            max_overflow=max_overflow,
+        )
+        busy_ms = int(lock_timeout * 1000)
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+            # switch pysqlite's implicit BEGIN off; the "begin" hook below emits ours
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            try:
+                cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
+                cursor.execute("PRAGMA journal_mode = WAL")
+                cursor.execute("PRAGMA synchronous = FULL")
+            finally:
+                cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Connection) -> None:
+            mode = conn.get_execution_options().get(_SQLITE_BEGIN, "DEFERRED")
+            conn.exec_driver_sql(f"BEGIN {mode}")
+
+        return engine
+
+    connect_args: dict[str, Any] = {}
+    if "connect_timeout" not in url.query:
+        connect_args["connect_timeout"] = max(1, int(lock_timeout))
+    return sa.create_engine(
+        url,
+        connect_args=connect_args,
+        pool_pre_ping=True,
+        pool_size=pool_size,
+        max_overflow=max_overflow,
+    )
+
+
+@contextmanager
+def locked_transaction(conn: Connection, key: int, lock_timeout: float) -> Iterator[None]:
+    """One database transaction holding the cross-process lock ``key``; commits on clean exit."""
+    if _is_sqlite(conn.engine.url):
+        conn.execution_options(**{_SQLITE_BEGIN: "IMMEDIATE"})
+        with conn.begin():
+            yield
+        return
+    with conn.begin():
+        conn.execute(
+            sa.text("SELECT set_config('lock_timeout', :timeout, true)"),
+            {"timeout": f"{int(lock_timeout * 1000)}ms"},
+        )
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+        yield
+
+
+def _error_text(exc: SQLAlchemyError) -> str:
+    orig = getattr(exc, "orig", None)
+    text = str(orig if orig is not None else exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+# ---- migrations -----------------------------------------------------------------------------
+
+
+def alembic_config(connection: Connection | None = None) -> Any:
+    """An Alembic ``Config`` for ``migrations/``, built without an ini file.
+
+    With ``connection`` the migrations run on it, inside its current transaction.
+    """
+    from alembic.config import Config
+
+    if not (MIGRATIONS_DIR / "env.py").is_file():
+        raise StoreUnavailableError(
+            f"the database migrations are missing: {MIGRATIONS_DIR} has no env.py "
+            "(install the project from its source tree: pip install -e .)"
+        )
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
+    config.set_main_option("path_separator", "os")
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def _upgrade(engine: Engine, lock_timeout: float) -> None:
+    """Migrate to the newest revision under the migration lock (safe from many processes)."""
+    from alembic import command
+
+    with engine.connect() as conn, locked_transaction(conn, MIGRATION_LOCK_KEY, lock_timeout):
+        command.upgrade(alembic_config(conn), "head")
+
+
+def upgrade_database(url: str, *, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+    """Create or migrate the store's tables at ``url`` to the newest revision; idempotent.
+
+    Raises :class:`ValueError` for an unsupported URL and :class:`StoreUnavailableError` when the
+    database cannot be reached.
+    """
+    sa_url = normalize_url(url)
+    try:
+        engine = make_engine(sa_url, lock_timeout=lock_timeout, pool_size=1, max_overflow=0)
+    except OSError as exc:
+        raise StoreUnavailableError(f"cannot create {_describe(sa_url)}: {exc}") from exc
+    try:
+        _upgrade(engine, lock_timeout)
+    except SQLAlchemyError as exc:
+        raise StoreUnavailableError(
+            f"migrating {_describe(sa_url)} failed: {_error_text(exc)}"
+        ) from exc
+    finally:
+        engine.dispose()
+
+
+# ---- the store ------------------------------------------------------------------------------
+
+
+def _rows_to_records(rows: Sequence[Any]) -> list[Record]:
+    return [
+        Record(
+            key=bytes(row.key),
+            value=None if row.value is None else bytes(row.value),
+            offset=int(row.offset),
+            timestamp=int(row.timestamp_ms),
+        )
+        for row in rows
+    ]
+
+
+def _select_after(offset: int, limit: int | None) -> sa.Select[Any]:
+    query = (
+        sa.select(log_table.c.offset, log_table.c.key, log_table.c.value, log_table.c.timestamp_ms)
+        .where(log_table.c.offset > offset)
+        .order_by(log_table.c.offset)
+    )
+    if limit is not None:
+        query = query.limit(limit)
+    return query
+
+
+class _SqlTransaction(StoreTransaction):
+    def __init__(self, conn: Connection, store: SqlLogStore) -> None:
+        self._conn = conn
+        self._store = store
+        self._staged: list[tuple[bytes, bytes | None]] = []
+        self._open = True
+        self.appended: list[Record] = []
+
+    def _check_open(self) -> None:
+        if not self._open:
+            raise RuntimeError("the exclusive() block has ended; this transaction is closed")
+
+    def read_after(self, offset: int) -> list[Record]:
+        self._check_open()
+        with self._store._db_errors("reading the log"):
+            return _rows_to_records(self._conn.execute(_select_after(offset, None)).all())
+
+    def append(self, records: Sequence[tuple[bytes, bytes | None]]) -> None:
+        self._check_open()
+        staged = []
+        for key, value in records:
+            if not isinstance(key, bytes | bytearray | memoryview):
+                raise TypeError(f"record key must be bytes, not {type(key).__name__}")
+            if value is not None and not isinstance(value, bytes | bytearray | memoryview):
+                raise TypeError(f"record value must be bytes or None, not {type(value).__name__}")
+            staged.append((bytes(key), None if value is None else bytes(value)))
+        self._staged.extend(staged)
+
+    def _insert_staged(self) -> list[Record]:
+        """Insert the staged records with the next offsets; the caller commits."""
+        if not self._staged:
+            return []
+        last = self._conn.execute(
+            sa.select(log_table.c.offset, log_table.c.timestamp_ms)
+            .order_by(log_table.c.offset.desc())
+            .limit(1)
+        ).first()
+        next_offset = 0 if last is None else int(last.offset) + 1
+        now_ms = time.time_ns() // 1_000_000
+        timestamp = now_ms if last is None else max(now_ms, int(last.timestamp_ms))
+        records = [
+            Record(key=key, value=value, offset=next_offset + i, timestamp=timestamp)
+            for i, (key, value) in enumerate(self._staged)
+        ]
+        self._conn.execute(
+            sa.insert(log_table),
+            [
+                {"offset": r.offset, "key": r.key, "value": r.value, "timestamp_ms": r.timestamp}
+                for r in records
+            ],
+        )
+        return records
+
+
+class SqlLogStore(LogStore):
+    """The record log in a SQL table; see the module docstring.
+
+    ``url`` is ``sqlite:///path.db`` (the file and its directory are created on open) or
+    ``postgresql://user:password@host:port/database``. ``lock_timeout`` (seconds) bounds the
+    wait for the write lock (SQLite's busy timeout) and for connecting. Thread-safe once open.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        pool_size: int = 5,
+        max_overflow: int = 10,
+    ) -> None:
+        self._url = normalize_url(url)
+        self.description = _describe(self._url)
+        self.lock_timeout = lock_timeout
+        self._pool_size = pool_size
+        self._max_overflow = max_overflow
+        self._engine: Engine | None = None
+        self._open_lock = threading.Lock()
+        # threads of this process queue here, so one connection per process waits on the DB lock
+        self._write_lock = threading.Lock()
+
+    @property
+    def dialect(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self._url.get_backend_name()
+
+    # -- lifecycle
+
+    def open(self) -> None:
+        with self._open_lock:
+            if self._engine is not None:
+                return
+            try:
+                engine = make_engine(
+                    self._url,
+                    lock_timeout=self.lock_timeout,
+                    pool_size=self._pool_size,
+                    max_overflow=self._max_overflow,
+                )
+            except OSError as exc:
+                raise StoreUnavailableError(f"cannot create {self.description}: {exc}") from exc
+            try:
+                with self._db_errors("migrating the database"):
+                    _upgrade(engine, self.lock_timeout)
+            except BaseException:
+                engine.dispose()
+                raise
+            self._engine = engine
+            log.info("opened log store %s", self.description)
+
+    def close(self) -> None:
+        with self._open_lock:
+            engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.dispose()
+
+    def _require_engine(self) -> Engine:
+        engine = self._engine
+        if engine is None:
+            raise RuntimeError(f"log store {self.description} is not open")
+        return engine
+
+    @contextmanager
+    def _db_errors(self, action: str) -> Iterator[None]:
+        try:
+            yield
+        except SQLAlchemyError as exc:
+            raise StoreUnavailableError(
+                f"{action} failed on {self.description}: {_error_text(exc)}"
+            ) from exc
+
+    # -- reading
+
+    def read_after(self, offset: int, limit: int | None = None) -> list[Record]:
+        if limit is not None and limit <= 0:
+            return []
+        engine = self._require_engine()
+        with self._db_errors("reading the log"), engine.connect() as conn:
+            return _rows_to_records(conn.execute(_select_after(offset, limit)).all())
+
+    # -- writing
+
+    @contextmanager
+    def exclusive(self) -> Iterator[StoreTransaction]:
+        engine = self._require_engine()
+        with self._write_lock:
+            with self._db_errors("connecting"):
+                conn = engine.connect()
+            try:
+                txn: _SqlTransaction | None = None
+                with (
+                    self._db_errors("writing the log"),
+                    locked_transaction(conn, LOG_LOCK_KEY, self.lock_timeout),
+                ):
+                    txn = _SqlTransaction(conn, self)
+                    try:
+                        yield txn
+                    finally:
+                        txn._open = False
+                    records = txn._insert_staged()
+                # committed (the transaction context exited cleanly)
+                assert txn is not None
+                txn.appended = records
+            finally:
+                with suppress(SQLAlchemyError):
+                    conn.close()
