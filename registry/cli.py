@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -84,10 +85,19 @@ def serve_forever(settings: Settings) -> int:
         access_log=False,
         server_header=False,
     )
-    # uvicorn handles SIGTERM and SIGINT: it stops accepting, finishes in-flight requests, then
-    # runs the app's shutdown (which closes the store).
+    # uvicorn handles SIGTERM and SIGINT: it stops accepting, finishes in-flight requests, runs
+    # the app's shutdown (which closes the store), then re-raises the signal to the handlers
+    # that were installed before it: ours turn that into a clean exit.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_cleanly)
     uvicorn.Server(config).run()
+    log.info("stopped")
     return 0
+
+
+def _exit_cleanly(signum: int, frame: object) -> None:
+    log.info("stopped on %s", signal.Signals(signum).name)
+    sys.exit(0)
 
 
 def _safe(url: str) -> str:
