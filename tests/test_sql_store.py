@@ -309,3 +309,31 @@ def test_processes_never_claim_the_same_id(store_url: str) -> None:
     assert [int(r.value or b"0") for r in records] == list(range(1, total + 1))
     assert len({r.key for r in records}) == total
     assert all(a.timestamp <= b.timestamp for a, b in itertools.pairwise(records))
+
+
+def test_database_from_a_newer_release_is_refused(store_url: str) -> None:
+    upgrade_database(store_url)
+    engine = sa.create_engine(normalize_url(store_url))
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text("UPDATE alembic_version SET version_num = '9999'"))
+    finally:
+        engine.dispose()
+    with pytest.raises(StoreUnavailableError, match="newer version"):
+        SqlLogStore(store_url).open()
+
+
+def test_forked_child_gets_its_own_connections(tmp_path: Path) -> None:
+    store = SqlLogStore(f"sqlite:///{tmp_path / 'r.db'}")
+    store.open()
+    try:
+        _append(store, [(b"parent", b"1")])
+        ctx = multiprocessing.get_context("fork")
+        child = ctx.Process(target=_append, args=(store, [(b"child", b"2")]))
+        child.start()
+        child.join(timeout=60)
+        assert child.exitcode == 0
+        _append(store, [(b"parent", b"3")])
+        assert [r.key for r in store.read_after(-1)] == [b"parent", b"child", b"parent"]
+    finally:
+        store.close()

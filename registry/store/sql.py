@@ -26,8 +26,10 @@ Every failure talking to the database surfaces as :class:`StoreUnavailableError`
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -138,7 +140,7 @@ def _is_sqlite(url: URL) -> bool:
 
 def _ensure_sqlite_directory(url: URL) -> None:
     if _is_sqlite(url) and url.database:
-        Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
 
 
 def make_engine(
@@ -235,9 +237,17 @@ def alembic_config(connection: Connection | None = None) -> Any:
 def _upgrade(engine: Engine, lock_timeout: float) -> None:
     """Migrate to the newest revision under the migration lock (safe from many processes)."""
     from alembic import command
+    from alembic.util import CommandError
 
     with engine.connect() as conn, locked_transaction(conn, MIGRATION_LOCK_KEY, lock_timeout):
-        command.upgrade(alembic_config(conn), "head")
+        try:
+            command.upgrade(alembic_config(conn), "head")
+        except CommandError as exc:
+            # e.g. the database was migrated by a newer release than this one
+            raise StoreUnavailableError(
+                f"cannot migrate {_describe(engine.url)}: {exc} "
+                "(is the database used by a newer version of the registry?)"
+            ) from exc
 
 
 def upgrade_database(url: str, *, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
@@ -341,6 +351,27 @@ class _SqlTransaction(StoreTransaction):
         return records
 
 
+def _dispose_pools_after_fork(store: SqlLogStore) -> None:
+    """A forked child must not use the parent's pooled connections (nor inherit a lock some
+    other thread held at the fork): give it fresh ones. Registered once per store."""
+    if store._fork_hook_registered:
+        return
+    store._fork_hook_registered = True
+    ref = weakref.ref(store)
+
+    def after_fork_in_child() -> None:
+        live = ref()
+        if live is None:
+            return
+        live._write_lock = threading.Lock()
+        live._open_lock = threading.Lock()
+        engine = live._engine
+        if engine is not None:
+            engine.dispose(close=False)
+
+    os.register_at_fork(after_in_child=after_fork_in_child)
+
+
 class SqlLogStore(LogStore):
     """The record log in a SQL table; see the module docstring.
 
@@ -366,6 +397,7 @@ class SqlLogStore(LogStore):
         self._open_lock = threading.Lock()
         # threads of this process queue here, so one connection per process waits on the DB lock
         self._write_lock = threading.Lock()
+        self._fork_hook_registered = False
 
     @property
     def dialect(self) -> str:
@@ -394,6 +426,7 @@ class SqlLogStore(LogStore):
                 engine.dispose()
                 raise
             self._engine = engine
+            _dispose_pools_after_fork(self)
             log.info("opened log store %s", self.description)
 
     def close(self) -> None:
