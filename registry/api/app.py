@@ -12,11 +12,12 @@ from urllib.parse import parse_qsl, unquote, urlencode
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from registry import __version__, errors
-from registry.api import compatibility, config, contexts, mode, schemas, server, subjects
+from registry.api import compatibility, config, contexts, docs, mode, schemas, server, subjects
 from registry.api.deps import ENCODED_SLASH
 from registry.api.responses import PREFERRED, SRResponse, negotiate
 from registry.core import Registry
@@ -87,6 +88,20 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
         return _error(request, 500, {"error_code": 500, "message": f"Internal Server Error: {exc}"})
 
     app.add_middleware(ProtocolMiddleware, max_body=registry.settings.max_request_bytes)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = docs.install(
+                get_openapi(
+                    title=app.title,
+                    version=app.version,
+                    description=app.description,
+                    routes=app.routes,
+                )
+            )
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app
 
 

@@ -7,6 +7,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from registry import schemas
+from registry.api import docs
 from registry.api.bodies import flag, json_body, schema_request
 from registry.api.deps import registry_of, subject_param
 from registry.api.responses import reply
@@ -15,7 +16,11 @@ from registry.core import parse_version
 router = APIRouter(tags=["Compatibility (v1)"])
 
 
-@router.post("/compatibility/subjects/{subject}/versions/{version}")
+@router.post(
+    "/compatibility/subjects/{subject}/versions/{version}",
+    openapi_extra=docs.body("RegisterSchemaRequest"),
+    responses=docs.answers(docs.ref("CompatibilityCheckResponse"), 400, 404, 415, 422),
+)
 async def against_version(
     request: Request,
     subject: str,
@@ -27,7 +32,11 @@ async def against_version(
     return await _check(request, subject, number, normalize, verbose)
 
 
-@router.post("/compatibility/subjects/{subject}/versions")
+@router.post(
+    "/compatibility/subjects/{subject}/versions",
+    openapi_extra=docs.body("RegisterSchemaRequest"),
+    responses=docs.answers(docs.ref("CompatibilityCheckResponse"), 400, 415, 422),
+)
 async def against_subject(
     request: Request, subject: str, normalize: str | None = None, verbose: str | None = None
 ) -> Response:

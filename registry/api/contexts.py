@@ -8,6 +8,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from registry import configs
+from registry.api import docs
 from registry.api.bodies import page
 from registry.api.deps import registry_of
 from registry.api.responses import reply
@@ -15,7 +16,7 @@ from registry.api.responses import reply
 router = APIRouter(tags=["Contexts (v1)"])
 
 
-@router.get("/contexts")
+@router.get("/contexts", responses=docs.answers(docs.STRINGS))
 async def list_contexts(
     request: Request,
     contextPrefix: str | None = None,
@@ -26,7 +27,9 @@ async def list_contexts(
     return reply(request, page(found, offset, limit))
 
 
-@router.delete("/contexts/{context}")
+@router.delete(
+    "/contexts/{context}", status_code=204, responses=docs.answers(None, 400, 422, status=204)
+)
 async def delete_context(request: Request, context: str) -> Response:
     await run_in_threadpool(configs.delete_context, registry_of(request), context)
     return Response(status_code=204)

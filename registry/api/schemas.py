@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from registry import errors, schemas
+from registry.api import docs
 from registry.api.bodies import flag, page
 from registry.api.deps import registry_of, subject_param
 from registry.api.responses import raw_text, reply, schema_entity, schema_string
@@ -23,7 +24,7 @@ def _schema_id(value: str) -> int:
         raise errors.RegistryError(404, "HTTP 404 Not Found") from None
 
 
-@router.get("/schemas")
+@router.get("/schemas", responses=docs.answers(docs.array_of(docs.SCHEMA)))
 async def list_schemas(
     request: Request,
     subjectPrefix: str | None = None,
@@ -38,12 +39,12 @@ async def list_schemas(
     return reply(request, [schema_entity(sv) for sv in page(found, offset, limit, 1000)])
 
 
-@router.get("/schemas/types")
+@router.get("/schemas/types", responses=docs.answers(docs.STRINGS))
 async def schema_types(request: Request) -> Response:
     return reply(request, sorted(registry_of(request).formats, reverse=True))
 
 
-@router.get("/schemas/ids/{schema_id}")
+@router.get("/schemas/ids/{schema_id}", responses=docs.answers(docs.SCHEMA_STRING, 404))
 async def schema_by_id(
     request: Request,
     schema_id: str,
@@ -60,7 +61,7 @@ async def schema_by_id(
     return reply(request, body)
 
 
-@router.get("/schemas/ids/{schema_id}/schema")
+@router.get("/schemas/ids/{schema_id}/schema", responses=docs.answers(docs.TEXT, 404))
 async def schema_text_by_id(
     request: Request, schema_id: str, subject: str | None = None, format: str | None = None
 ) -> Response:
@@ -69,7 +70,7 @@ async def schema_text_by_id(
     return raw_text(request, formatted(reg, sv, format) or sv.schema)
 
 
-@router.get("/schemas/ids/{schema_id}/subjects")
+@router.get("/schemas/ids/{schema_id}/subjects", responses=docs.answers(docs.STRINGS, 404))
 async def subjects_by_id(
     request: Request,
     schema_id: str,
@@ -87,7 +88,10 @@ async def subjects_by_id(
     return reply(request, page(names, offset, limit))
 
 
-@router.get("/schemas/ids/{schema_id}/versions")
+@router.get(
+    "/schemas/ids/{schema_id}/versions",
+    responses=docs.answers(docs.array_of(docs.ref("SubjectVersion")), 404),
+)
 async def versions_by_id(
     request: Request,
     schema_id: str,
@@ -103,7 +107,7 @@ async def versions_by_id(
     return reply(request, page(body, offset, limit))
 
 
-@router.get("/schemas/guids/{guid}")
+@router.get("/schemas/guids/{guid}", responses=docs.answers(docs.SCHEMA_STRING, 404))
 async def schema_by_guid(request: Request, guid: str, format: str | None = None) -> Response:
     reg = registry_of(request)
     found = schemas.schemas_by_guid(reg, guid.lower())
@@ -113,7 +117,10 @@ async def schema_by_guid(request: Request, guid: str, format: str | None = None)
     return reply(request, schema_string(sv, formatted(reg, sv, format)))
 
 
-@router.get("/schemas/guids/{guid}/ids")
+@router.get(
+    "/schemas/guids/{guid}/ids",
+    responses=docs.answers(docs.array_of(docs.ref("ContextId")), 404),
+)
 async def ids_by_guid(request: Request, guid: str) -> Response:
     found = schemas.schemas_by_guid(registry_of(request), guid.lower())
     if not found:

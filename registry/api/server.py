@@ -6,23 +6,24 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from registry import __version__, errors
+from registry.api import docs
 from registry.api.deps import registry_of
 from registry.api.responses import reply
 
 router = APIRouter(tags=["Server (v1)"])
 
 
-@router.get("/")
+@router.get("/", responses=docs.answers({"type": "object"}))
 async def root_get(request: Request) -> Response:
     return reply(request, {})
 
 
-@router.post("/")
+@router.post("/", responses=docs.answers({"type": "object"}))
 async def root_post(request: Request) -> Response:
     return reply(request, {})
 
 
-@router.get("/v1/metadata/id")
+@router.get("/v1/metadata/id", responses=docs.answers(docs.ref("ServerClusterId")))
 async def cluster_id(request: Request) -> Response:
     reg = registry_of(request)
     clusters = {
@@ -32,7 +33,7 @@ async def cluster_id(request: Request) -> Response:
     return reply(request, {"scope": {"path": [], "clusters": clusters}})
 
 
-@router.get("/v1/metadata/version")
+@router.get("/v1/metadata/version", responses=docs.answers(docs.ref("ServerVersion")))
 async def server_version(request: Request) -> Response:
     return reply(request, {"version": __version__, "commitId": "unknown"})
 

@@ -7,6 +7,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from registry import schemas
+from registry.api import docs
 from registry.api.bodies import flag, json_body, page, schema_request
 from registry.api.deps import registry_of, subject_param
 from registry.api.responses import raw_text, reply, schema_entity
@@ -16,7 +17,7 @@ from registry.state import SchemaVersion
 router = APIRouter(tags=["Subjects (v1)"])
 
 
-@router.get("/subjects")
+@router.get("/subjects", responses=docs.answers(docs.STRINGS))
 async def list_subjects(
     request: Request,
     subjectPrefix: str | None = None,
@@ -32,7 +33,7 @@ async def list_subjects(
     return reply(request, page(found, offset, limit))
 
 
-@router.get("/subjects/{subject}/versions")
+@router.get("/subjects/{subject}/versions", responses=docs.answers(docs.INTS, 404))
 async def list_versions(
     request: Request,
     subject: str,
@@ -52,7 +53,11 @@ async def list_versions(
     return reply(request, page(versions, offset, limit))
 
 
-@router.post("/subjects/{subject}/versions")
+@router.post(
+    "/subjects/{subject}/versions",
+    openapi_extra=docs.body("RegisterSchemaRequest"),
+    responses=docs.answers(docs.ref("RegisterSchemaResponse"), 400, 409, 415, 422),
+)
 async def register(
     request: Request, subject: str, normalize: str | None = None, format: str | None = None
 ) -> Response:
@@ -71,7 +76,7 @@ async def register(
     return reply(request, {"id": body.pop("id"), **body})
 
 
-@router.get("/subjects/{subject}/versions/{version}")
+@router.get("/subjects/{subject}/versions/{version}", responses=docs.answers(docs.SCHEMA, 404, 422))
 async def get_version(
     request: Request,
     subject: str,
@@ -84,7 +89,10 @@ async def get_version(
     return reply(request, schema_entity(sv, formatted(reg, sv, format)))
 
 
-@router.get("/subjects/{subject}/versions/{version}/schema")
+@router.get(
+    "/subjects/{subject}/versions/{version}/schema",
+    responses=docs.answers(docs.TEXT, 404, 422),
+)
 async def get_version_schema(
     request: Request,
     subject: str,
@@ -97,7 +105,10 @@ async def get_version_schema(
     return raw_text(request, formatted(reg, sv, format) or sv.schema)
 
 
-@router.get("/subjects/{subject}/versions/{version}/referencedby")
+@router.get(
+    "/subjects/{subject}/versions/{version}/referencedby",
+    responses=docs.answers(docs.INTS, 404, 422),
+)
 async def referenced_by(
     request: Request,
     subject: str,
@@ -112,7 +123,7 @@ async def referenced_by(
     return reply(request, page(ids, offset, limit, 1000))
 
 
-@router.delete("/subjects/{subject}/versions/{version}")
+@router.delete("/subjects/{subject}/versions/{version}", responses=docs.answers(docs.INT, 404, 422))
 async def delete_version(
     request: Request, subject: str, version: str, permanent: str | None = None
 ) -> Response:
@@ -124,7 +135,11 @@ async def delete_version(
     return reply(request, deleted)
 
 
-@router.post("/subjects/{subject}")
+@router.post(
+    "/subjects/{subject}",
+    openapi_extra=docs.body("RegisterSchemaRequest"),
+    responses=docs.answers(docs.SCHEMA, 400, 404, 415, 422),
+)
 async def lookup(
     request: Request,
     subject: str,
@@ -145,7 +160,7 @@ async def lookup(
     return reply(request, schema_entity(sv, formatted(reg, sv, format)))
 
 
-@router.delete("/subjects/{subject}")
+@router.delete("/subjects/{subject}", responses=docs.answers(docs.INTS, 404, 422))
 async def delete_subject(request: Request, subject: str, permanent: str | None = None) -> Response:
     versions = await run_in_threadpool(
         schemas.delete_subject, registry_of(request), subject_param(subject), flag(permanent)
@@ -153,7 +168,7 @@ async def delete_subject(request: Request, subject: str, permanent: str | None =
     return reply(request, versions)
 
 
-@router.get("/subjects/{subject}/metadata")
+@router.get("/subjects/{subject}/metadata", responses=docs.answers(docs.SCHEMA, 404))
 async def latest_with_metadata(
     request: Request, subject: str, deleted: str | None = None, format: str | None = None
 ) -> Response:

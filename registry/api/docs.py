@@ -1,0 +1,214 @@
+"""OpenAPI descriptions of the bodies routes read and write (the routes decode JSON
+themselves, the way Confluent's Jackson does, so FastAPI cannot infer these)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MEDIA_TYPES = (
+    "application/vnd.schemaregistry.v1+json",
+    "application/vnd.schemaregistry+json",
+    "application/json",
+)
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+_STR = {"type": "string"}
+_INT = {"type": "integer", "format": "int32"}
+_BOOL = {"type": "boolean"}
+_OBJ = {"type": "object", "additionalProperties": True}
+
+COMPONENTS: dict[str, dict[str, Any]] = {
+    "ErrorMessage": {
+        "type": "object",
+        "required": ["error_code", "message"],
+        "properties": {"error_code": _INT, "message": _STR},
+    },
+    "SchemaReference": {
+        "type": "object",
+        "properties": {"name": _STR, "subject": _STR, "version": _INT},
+    },
+    "Metadata": {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "object", "additionalProperties": {"type": "array", "items": _STR}},
+            "properties": {"type": "object", "additionalProperties": _STR},
+            "sensitive": {"type": "array", "items": _STR},
+        },
+    },
+    "RuleSet": {
+        "type": "object",
+        "properties": {
+            "migrationRules": {"type": "array", "items": _OBJ},
+            "domainRules": {"type": "array", "items": _OBJ},
+            "encodingRules": {"type": "array", "items": _OBJ},
+        },
+    },
+    "RegisterSchemaRequest": {
+        "type": "object",
+        "properties": {
+            "schema": _STR,
+            "schemaType": {"type": "string", "example": "AVRO"},
+            "references": {"type": "array", "items": _ref("SchemaReference")},
+            "metadata": _ref("Metadata"),
+            "ruleSet": _ref("RuleSet"),
+            "id": _INT,
+            "version": _INT,
+        },
+    },
+    "RegisterSchemaResponse": {
+        "type": "object",
+        "required": ["id"],
+        "properties": {
+            "id": _INT,
+            "version": _INT,
+            "schemaType": _STR,
+            "references": {"type": "array", "items": _ref("SchemaReference")},
+            "metadata": _ref("Metadata"),
+            "ruleSet": _ref("RuleSet"),
+            "schema": _STR,
+        },
+    },
+    "Schema": {
+        "type": "object",
+        "properties": {
+            "subject": _STR,
+            "version": _INT,
+            "id": _INT,
+            "schemaType": _STR,
+            "references": {"type": "array", "items": _ref("SchemaReference")},
+            "metadata": _ref("Metadata"),
+            "ruleSet": _ref("RuleSet"),
+            "schema": _STR,
+        },
+    },
+    "SchemaString": {
+        "type": "object",
+        "properties": {
+            "schemaType": _STR,
+            "schema": _STR,
+            "references": {"type": "array", "items": _ref("SchemaReference")},
+            "metadata": _ref("Metadata"),
+            "ruleSet": _ref("RuleSet"),
+            "maxId": _INT,
+        },
+    },
+    "SubjectVersion": {"type": "object", "properties": {"subject": _STR, "version": _INT}},
+    "ContextId": {"type": "object", "properties": {"context": _STR, "id": _INT}},
+    "CompatibilityCheckResponse": {
+        "type": "object",
+        "properties": {"is_compatible": _BOOL, "messages": {"type": "array", "items": _STR}},
+    },
+    "Config": {
+        "type": "object",
+        "properties": {
+            "alias": _STR,
+            "normalize": _BOOL,
+            "validateFields": _BOOL,
+            "validateRules": _BOOL,
+            "compatibilityLevel": _STR,
+            "compatibilityGroup": _STR,
+            "defaultMetadata": _ref("Metadata"),
+            "overrideMetadata": _ref("Metadata"),
+            "defaultRuleSet": _ref("RuleSet"),
+            "overrideRuleSet": _ref("RuleSet"),
+        },
+    },
+    "ConfigUpdateRequest": {
+        "type": "object",
+        "properties": {
+            "alias": _STR,
+            "normalize": _BOOL,
+            "validateFields": _BOOL,
+            "validateRules": _BOOL,
+            "compatibility": {
+                "type": "string",
+                "enum": [
+                    "NONE",
+                    "BACKWARD",
+                    "BACKWARD_TRANSITIVE",
+                    "FORWARD",
+                    "FORWARD_TRANSITIVE",
+                    "FULL",
+                    "FULL_TRANSITIVE",
+                ],
+            },
+            "compatibilityGroup": _STR,
+            "defaultMetadata": _ref("Metadata"),
+            "overrideMetadata": _ref("Metadata"),
+            "defaultRuleSet": _ref("RuleSet"),
+            "overrideRuleSet": _ref("RuleSet"),
+        },
+    },
+    "Mode": {"type": "object", "properties": {"mode": _STR}},
+    "ModeUpdateRequest": {
+        "type": "object",
+        "properties": {
+            "mode": {
+                "type": "string",
+                "enum": ["READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT"],
+            }
+        },
+    },
+    "ServerClusterId": {"type": "object", "properties": {"scope": _OBJ}},
+    "ServerVersion": {"type": "object", "properties": {"version": _STR, "commitId": _STR}},
+}
+
+
+def _content(schema: dict[str, Any]) -> dict[str, Any]:
+    return {media: {"schema": schema} for media in MEDIA_TYPES}
+
+
+def body(name: str) -> dict[str, Any]:
+    """``openapi_extra`` declaring the JSON request body ``name``."""
+    return {"requestBody": {"required": True, "content": _content(_ref(name))}}
+
+
+ERROR_STATUSES = {
+    400: "Malformed JSON or a body of the wrong shape",
+    404: "Not found (40401 subject, 40402 version, 40403 schema, 40404-40409)",
+    409: "Incompatible schema",
+    415: "Unsupported media type",
+    422: "Invalid input (42201 schema, 42202 version, 42203 level, 42204 mode, 42205 not "
+    "permitted, 42206 referenced, 42208 subject, 42210 rule set)",
+    500: "Store error (50001) or internal error",
+}
+
+
+def answers(ok: dict[str, Any] | None, *errors: int, status: int = 200) -> dict[int | str, Any]:
+    """``responses`` for a route: the success body and the listed error statuses."""
+    out: dict[int | str, Any] = {}
+    if ok is None:
+        out[status] = {"description": "Success"}
+    else:
+        out[status] = {"description": "Success", "content": _content(ok)}
+    for code in (*errors, 500):
+        out[code] = {"description": ERROR_STATUSES[code], "content": _content(_ref("ErrorMessage"))}
+    return out
+
+
+def array_of(item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": item}
+
+
+SCHEMA = _ref("Schema")
+SCHEMA_STRING = _ref("SchemaString")
+CONFIG = _ref("Config")
+MODE = _ref("Mode")
+STRINGS = array_of(_STR)
+INTS = array_of(_INT)
+INT = _INT
+TEXT = _STR
+
+
+def install(openapi: dict[str, Any]) -> dict[str, Any]:
+    """Add the component schemas to a generated document."""
+    openapi.setdefault("components", {}).setdefault("schemas", {}).update(COMPONENTS)
+    return openapi
+
+
+def ref(name: str) -> dict[str, str]:
+    return _ref(name)
