@@ -55,8 +55,22 @@ __all__ = [
     "upgrade_database",
 ]
 
+def _migrations_dir() -> Path:
+    """``migrations/`` of the source tree, or the copy a wheel installs as
+    ``registry._migrations``."""
+    source = Path(__file__).resolve().parents[2] / "migrations"
+    if (source / "env.py").is_file():
+        return source
+    import importlib.util
+
+    spec = importlib.util.find_spec("registry._migrations")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return source
+
+
 #: the Alembic environment (``env.py``, ``versions/``) at the repository root
-MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS_DIR = _migrations_dir()
 
 LOG_TABLE = "registry_log"
 
