@@ -5,6 +5,7 @@ soft and permanent delete, references, compatibility checks. Each function takes
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -212,15 +213,18 @@ def subject_versions_for_id(
 
 
 def schemas_by_guid(reg: Registry, guid: str) -> list[SchemaVersion]:
-    from registry.identity import guid_of
-
+    """Every context's schema whose identity hash is ``guid`` (the hash printed as a UUID)."""
+    try:
+        digest = uuid.UUID(guid).bytes
+    except ValueError:
+        return []
     out = []
     for ctx in list(reg.state.contexts.values()):
-        for digest, schema_id in list(ctx.hashes.items()):
-            if guid_of(digest) == guid:
-                sv = ctx.any_version_of(schema_id)
-                if sv is not None:
-                    out.append(sv)
+        schema_id = ctx.hashes.get(digest)
+        if schema_id is not None:
+            sv = ctx.any_version_of(schema_id)
+            if sv is not None:
+                out.append(sv)
     return out
 
 
@@ -492,7 +496,9 @@ def _register_locked(
                 return [], Registered(sv, sv.id, modified)
 
     if not importing:
-        messages = check_against(reg, config, cand.parsed, list(reversed(undeleted)))
+        messages = check_against(
+            reg, config, cand.parsed, list(reversed(undeleted)), metadata=cand.metadata
+        )
         if messages:
             raise errors.incompatible_schema(subject, messages)
 
@@ -681,19 +687,25 @@ def check_against(
     new: ParsedSchema,
     previous: Sequence[SchemaVersion],
     level: str | None = None,
+    metadata: dict[str, Any] | None = None,
 ) -> list[str]:
     """Messages for ``new`` against ``previous`` (chronological) under the effective config."""
     level = level or str(config.get("compatibilityLevel") or reg.settings.compatibility_level)
     group = config.get("compatibilityGroup")
     prev = list(previous)
     if group:
-        value = None  # the new schema's group value comes from its metadata at register time
-        prev = [v for v in prev if ((v.metadata or {}).get("properties") or {}).get(group) == value]
+        # only versions whose metadata property ``group`` equals the new schema's (maybe None)
+        value = _property(metadata, group)
+        prev = [v for v in prev if _property(v.metadata, group) == value]
     olds = [compatibility.PreviousSchema(reg.parse_stored(v), v.version, v.schema) for v in prev]
     fmt = reg.formats.get(new.schema_type)
     return compatibility.check(
         fmt, level, new, olds, validate_fields=bool(config.get("validateFields"))
     )
+
+
+def _property(metadata: dict[str, Any] | None, name: str) -> Any:
+    return ((metadata or {}).get("properties") or {}).get(name)
 
 
 def test_compatibility(
@@ -733,7 +745,7 @@ def test_compatibility(
     level = str(config.get("compatibilityLevel") or reg.settings.compatibility_level)
     if version is not None:
         level = level.removesuffix("_TRANSITIVE")
-    messages = check_against(reg, config, cand.parsed, previous, level)
+    messages = check_against(reg, config, cand.parsed, previous, level, cand.metadata)
     return not messages, messages
 
 
