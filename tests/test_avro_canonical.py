@@ -249,7 +249,7 @@ CANONICAL_CASES: list[tuple[str, str, str]] = [
         '{"type":"string","x":1,"type":"int","x":2}',
         '{"type":"int","x":2}',
     ),
-    ("json_comments_allowed", '/* c */ {"type": "int"} // trailing', '"int"'),
+    ("json_comments_allowed", '/* c */ {"type": // t\n "int"}  ', '"int"'),
     (
         "record_level_reserved_like_keys_are_props",
         '{"type":"record","name":"R","fields":[],"default":{},"order":"x","logicalType":"y"}',

@@ -192,7 +192,13 @@ def test_logical_types_recognised_like_avro_java() -> None:
 INVALID: list[tuple[str, str, str]] = [
     ("not_json", "{not json", "Invalid JSON"),
     ("empty_text", "   ", "empty schema"),
-    ("trailing_garbage", '{"type":"int"} x', "Invalid JSON"),
+    ("trailing_garbage", '{"type":"int"} x', "dangling content after end of schema: x"),
+    (
+        "trailing_comment_is_dangling_content",
+        '{"type":"int"} // c',
+        "dangling content after end of schema: // c",
+    ),
+    ("trailing_second_value", '"int" "long"', 'dangling content after end of schema: "long"'),
     ("nan_literal", rec(field("f", '"double"', ',"default":NaN')), "non-standard token 'NaN'"),
     ("number_is_not_a_schema", "5", "Schema not yet supported: 5"),
     ("null_is_not_a_schema", "null", "Schema not yet supported: null"),
@@ -356,6 +362,11 @@ INVALID: list[tuple[str, str, str]] = [
         "invalid_default_string_for_double",
         rec(field("f", '"double"', ',"default":"abc"')),
         'Invalid default for field f: "abc" is not a number',
+    ),
+    (
+        "recursive_record_default_cannot_be_checked",
+        rec(field("f", '"R"', ',"default":{}')),
+        "inside its own definition",
     ),
     (
         "invalid_order",

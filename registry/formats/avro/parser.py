@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from registry.formats.avro.model import (
@@ -98,10 +98,12 @@ def _reject_constant(token: str) -> Any:
 
 
 def _strip_comments(text: str) -> str:
-    """Remove ``//`` and ``/* */`` comments outside strings (Avro's Jackson allows them)."""
+    """Remove ``//`` and ``/* */`` comments outside strings (Avro's Jackson allows them) up to
+    the end of the first JSON value; what follows is kept as it is (dangling content)."""
     out: list[str] = []
     i, n = 0, len(text)
     in_string = False
+    depth = 0
     while i < n:
         ch = text[i]
         if in_string:
@@ -110,9 +112,11 @@ def _strip_comments(text: str) -> str:
                 out.append(text[i + 1])
                 i += 2
                 continue
+            i += 1
             if ch == '"':
                 in_string = False
-            i += 1
+                if depth == 0:
+                    break
         elif ch == '"':
             in_string = True
             out.append(ch)
@@ -129,19 +133,40 @@ def _strip_comments(text: str) -> str:
         else:
             out.append(ch)
             i += 1
+            if ch in "{[":
+                depth += 1
+            elif ch in "}]":
+                depth -= 1
+                if depth == 0:
+                    break
+    out.append(text[i:])
     return "".join(out)
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_JAVA_TRIM = "".join(map(chr, range(33)))
+
+
+def _decode(text: str) -> JsonValue:
+    value, end = _DECODER.raw_decode(text, _JSON_SPACE.match(text).end())  # type: ignore[union-attr]
+    dangling = text[end:].strip(_JAVA_TRIM)
+    if dangling:
+        raise InvalidSchemaError(f"dangling content after end of schema: {dangling}")
+    return value
+
+
 def load_json(text: str) -> JsonValue:
-    """Parse the JSON text of a schema, with Jackson's leniency for comments."""
+    """Parse the JSON text of a schema like Avro's Jackson parser: comments allowed, nothing
+    but whitespace after the schema, no NaN/Infinity literals."""
     if not isinstance(text, str):
         raise InvalidSchemaError(f"Invalid schema: expected a JSON text, got {type(text).__name__}")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return _decode(text)
     except json.JSONDecodeError as exc:
         if "/" in text:
             try:
-                return json.loads(_strip_comments(text), parse_constant=_reject_constant)
+                return _decode(_strip_comments(text))
             except json.JSONDecodeError:
                 pass
         if not text.strip():
@@ -170,7 +195,7 @@ def _name_error(name: str) -> str | None:
 class _Context:
     """The parser state shared by a schema and its references (Avro's ``Names``)."""
 
-    __slots__ = ("field", "names", "space", "strict", "valid_spaces")
+    __slots__ = ("building", "field", "names", "space", "strict", "valid_spaces")
 
     def __init__(self, strict: bool) -> None:
         self.names: dict[str, NamedSchema] = {}
@@ -178,6 +203,7 @@ class _Context:
         self.strict = strict
         self.field: str | None = None
         self.valid_spaces: set[str] = set()
+        self.building: set[int] = set()
 
     def check_name(self, name: str) -> None:
         if self.strict:
@@ -231,8 +257,14 @@ class _Context:
 # ---- defaults --------------------------------------------------------------------------------
 
 
-def is_valid_default(schema: Schema, value: JsonValue) -> bool:
-    """Avro 1.11 ``Schema.isValidDefault`` (a union's default must match its first branch)."""
+def is_valid_default(
+    schema: Schema, value: JsonValue, building: Collection[int] = frozenset()
+) -> bool:
+    """Avro 1.11 ``Schema.isValidDefault`` (a union's default must match its first branch).
+
+    ``building`` holds the ids of records whose fields are still being parsed: Avro cannot
+    check a default against them ("Schema fields not set yet").
+    """
     stype = schema.type
     if stype in ("string", "bytes", "enum", "fixed"):
         return isinstance(value, str)
@@ -247,16 +279,23 @@ def is_valid_default(schema: Schema, value: JsonValue) -> bool:
     if stype == "null":
         return value is None
     if isinstance(schema, ArraySchema):
-        return isinstance(value, list) and all(is_valid_default(schema.items, v) for v in value)
+        return isinstance(value, list) and all(
+            is_valid_default(schema.items, v, building) for v in value
+        )
     if isinstance(schema, MapSchema):
         return isinstance(value, dict) and all(
-            is_valid_default(schema.values, v) for v in value.values()
+            is_valid_default(schema.values, v, building) for v in value.values()
         )
     if isinstance(schema, UnionSchema):
-        return bool(schema.types) and is_valid_default(schema.types[0], value)
+        return bool(schema.types) and is_valid_default(schema.types[0], value, building)
     if isinstance(schema, RecordSchema):
         if not isinstance(value, dict):
             return False
+        if id(schema) in building:
+            raise _fail(
+                f"Cannot check a default value against record {schema.fullname} inside its own "
+                "definition (Schema fields not set yet)"
+            )
         for field in schema.fields:
             if field.name in value:
                 sub = value[field.name]
@@ -264,7 +303,7 @@ def is_valid_default(schema: Schema, value: JsonValue) -> bool:
                 sub = field.default
             else:
                 return False
-            if not is_valid_default(field.schema, sub):
+            if not is_valid_default(field.schema, sub, building):
                 return False
         return True
     return False
@@ -455,7 +494,7 @@ def _parse_fields(
             default = _java_double_value(default, name, schema.type)
         if strict:
             ctx.check_name(name)
-            if default is not NO_DEFAULT and not is_valid_default(schema, default):
+            if default is not NO_DEFAULT and not is_valid_default(schema, default, ctx.building):
                 raise _fail(
                     f"Invalid default for field {name}: {json_text(default)} "
                     f"not a {schema_json(schema)}"
@@ -512,7 +551,9 @@ def _parse_object(node: dict[str, JsonValue], ctx: _Context) -> Schema:
         fields_node = node.get("fields")
         if not isinstance(fields_node, list):
             raise _fail(f"Record has no fields: {json_text(node)}")
+        ctx.building.add(id(record))
         _parse_fields(record, node, fields_node, ctx)
+        ctx.building.discard(id(record))
         result = record
     elif type_ == "enum":
         reserved = _ENUM_RESERVED
