@@ -3,6 +3,10 @@ texts of Avro schemas, as exact strings."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from registry.formats.avro import AvroFormat
@@ -638,3 +642,18 @@ def test_java_float(value: float, text: str) -> None:
 
 def test_json_string_escapes_like_jackson() -> None:
     assert json_string('a"b\\c\n\t\x00\x1f/é') == '"a\\"b\\\\c\\n\\t\\u0000\\u001F/é"'
+
+
+# ---- fixtures produced by Apache Avro Java 1.11.4 -----------------------------------------
+
+ORACLE = json.loads(
+    (Path(__file__).parent / "data" / "avro" / "avro_java_oracle.json").read_text("utf-8")
+)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in ORACLE["parse"]])
+def test_matches_avro_java_to_string(case: dict[str, Any]) -> None:
+    deps = tuple(Dependency(f"dep{i}", text) for i, text in enumerate(case["deps"]))
+    parsed = AVRO.parse(case["schema"], deps, strict=False)
+    assert parsed.canonical() == case["canonical"]
+    assert parsed.formatted("resolved") == case["resolved"]

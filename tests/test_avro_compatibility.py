@@ -8,6 +8,7 @@ Each table case is (writer schema, reader schema, expected incompatibilities as
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -705,3 +706,21 @@ def test_large_schemas_check_quickly_and_agree() -> None:
     new = AVRO.parse(j(rec(*fields, f("extra", "int"))))
     assert types_of(AVRO.compatibility_errors(new, old)) == [RFM]
     assert AVRO.compatibility_errors(old, new, "old", "new") == []
+
+
+# ---- fixtures produced by Apache Avro Java 1.11.4 -----------------------------------------
+
+ORACLE = json.loads(
+    (Path(__file__).parent / "data" / "avro" / "avro_java_oracle.json").read_text("utf-8")
+)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in ORACLE["compat"]])
+def test_matches_avro_java_schema_compatibility(case: dict[str, Any]) -> None:
+    def deps(texts: list[str]) -> tuple[Dependency, ...]:
+        return tuple(Dependency(f"dep{i}", text) for i, text in enumerate(texts))
+
+    reader = AVRO.parse(case["reader"], deps(case["readerDeps"]), strict=False)
+    writer = AVRO.parse(case["writer"], deps(case["writerDeps"]), strict=False)
+    found = [[i.type, i.location, i.message] for i in incompatibilities(reader.root, writer.root)]
+    assert found == case["incompatibilities"]

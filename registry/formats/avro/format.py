@@ -54,7 +54,7 @@ class AvroSchema(ParsedSchema):
         return schema_json(self.root)
 
     def formatted(self, fmt: str | None) -> str:
-        if fmt is not None and fmt.strip() == "resolved":
+        if fmt == "resolved":
             return self.resolved()
         return self.canonical()
 
