@@ -132,9 +132,7 @@ class State:
         if value is None:
             if old is not None:
                 self._unindex(ctx, old)
-                del ctx.subjects[subject][old.version]
-                if not ctx.subjects[subject]:
-                    del ctx.subjects[subject]
+                _drop_version(ctx, subject, old.version)
             return
         try:
             sv = _schema_version(value, key, record)
@@ -159,8 +157,9 @@ class State:
                 return
         if old is not None:
             self._unindex(ctx, old)
-        ctx.subjects.setdefault(subject, {})[sv.version] = sv
-        ctx.ids.setdefault(sv.id, {})[subject] = sv.version
+        # copy-on-write: readers iterate these small dicts without the write lock
+        ctx.subjects[subject] = {**ctx.subjects.get(subject, {}), sv.version: sv}
+        ctx.ids[sv.id] = {**ctx.ids.get(sv.id, {}), subject: sv.version}
         ctx.hashes.setdefault(sv.digest, sv.id)
         ctx.max_id = max(ctx.max_id, sv.id)
         for ref in sv.references:
@@ -170,13 +169,15 @@ class State:
     def _unindex(self, ctx: ContextState, sv: SchemaVersion) -> None:
         holders = ctx.ids.get(sv.id)
         if holders is not None and holders.get(sv.subject) == sv.version:
-            del holders[sv.subject]
+            holders = {s: v for s, v in holders.items() if s != sv.subject}
             # another version of the same subject may carry the same id
             for version, other in ctx.subjects.get(sv.subject, {}).items():
                 if other.id == sv.id and version != sv.version:
                     holders[sv.subject] = version
                     break
-            if not holders:
+            if holders:
+                ctx.ids[sv.id] = holders
+            else:
                 del ctx.ids[sv.id]
                 if ctx.hashes.get(sv.digest) == sv.id:
                     del ctx.hashes[sv.digest]
@@ -214,9 +215,7 @@ class State:
         for target in targets:
             for sv in [sv for sv in ctx.subjects[target].values() if sv.deleted]:
                 self._unindex(ctx, sv)
-                del ctx.subjects[target][sv.version]
-            if not ctx.subjects[target]:
-                del ctx.subjects[target]
+                _drop_version(ctx, target, sv.version)
 
     def _apply_config(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         self._apply_setting(self.configs, key, value)
@@ -271,6 +270,14 @@ class State:
         names = {DEFAULT_CONTEXT, *self.context_records}
         names.update(name for name, ctx in self.contexts.items() if ctx.subjects)
         return sorted(names, key=lambda n: (n != DEFAULT_CONTEXT, n))
+
+
+def _drop_version(ctx: ContextState, subject: str, version: int) -> None:
+    remaining = {v: sv for v, sv in ctx.subjects.get(subject, {}).items() if v != version}
+    if remaining:
+        ctx.subjects[subject] = remaining
+    else:
+        ctx.subjects.pop(subject, None)
 
 
 def _schema_version(value: dict[str, Any], key: RecordKey, record: Record) -> SchemaVersion:
