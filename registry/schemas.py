@@ -171,29 +171,14 @@ def _all_deleted(ctx: Any, schema_id: int) -> bool:
 
 def schema_by_id(reg: Registry, schema_id: int, subject: str | None = None) -> SchemaVersion:
     """The content of an id: in ``subject``'s context (default context when absent), falling
-    back to every context for an unqualified subject."""
+    back to every context for an unqualified subject. Soft-deleted versions still count."""
     qs = parse_subject(subject or "")
     names = [qs.context]
     if qs.context == DEFAULT_CONTEXT:
         names += [n for n in reg.state.context_names() if n != DEFAULT_CONTEXT]
     for name in names:
         ctx = reg.state.find_context(name)
-        if ctx is None:
-            continue
-        holders = ctx.ids.get(schema_id)
-        if not holders:
-            continue
-        if subject and qs.name:
-            own = holders.get((ctx.name == DEFAULT_CONTEXT and qs.name) or f":{ctx.name}:{qs.name}")
-            if own is not None:
-                return ctx.versions(
-                    next(
-                        s
-                        for s in holders
-                        if holders[s] == own and ctx.versions(s).get(own) is not None
-                    )
-                )[own]
-        sv = ctx.any_version_of(schema_id)
+        sv = ctx.any_version_of(schema_id) if ctx is not None else None
         if sv is not None:
             return sv
     raise errors.schema_not_found(schema_id)
