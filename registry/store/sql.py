@@ -55,6 +55,7 @@ __all__ = [
     "upgrade_database",
 ]
 
+
 def _migrations_dir() -> Path:
     """``migrations/`` of the source tree, or the copy a wheel installs as
     ``registry._migrations``."""
@@ -300,15 +301,27 @@ def _rows_to_records(rows: Sequence[Any]) -> list[Record]:
     ]
 
 
-def _select_after(offset: int, limit: int | None) -> sa.Select[Any]:
-    query = (
-        sa.select(log_table.c.offset, log_table.c.key, log_table.c.value, log_table.c.timestamp_ms)
-        .where(log_table.c.offset > offset)
-        .order_by(log_table.c.offset)
-    )
-    if limit is not None:
-        query = query.limit(limit)
-    return query
+# Statements are built once: constructing SQLAlchemy expressions per call cost more than the
+# SQLite round trips on the write path.
+_COLUMNS = (log_table.c.offset, log_table.c.key, log_table.c.value, log_table.c.timestamp_ms)
+_SELECT_AFTER = (
+    sa.select(*_COLUMNS)
+    .where(log_table.c.offset > sa.bindparam("after"))
+    .order_by(log_table.c.offset)
+)
+_SELECT_AFTER_LIMITED = _SELECT_AFTER.limit(sa.bindparam("limit"))
+_SELECT_LAST = (
+    sa.select(log_table.c.offset, log_table.c.timestamp_ms)
+    .order_by(log_table.c.offset.desc())
+    .limit(1)
+)
+_INSERT = sa.insert(log_table)
+
+
+def _select_after(conn: Connection, offset: int, limit: int | None) -> Sequence[Any]:
+    if limit is None:
+        return conn.execute(_SELECT_AFTER, {"after": offset}).all()
+    return conn.execute(_SELECT_AFTER_LIMITED, {"after": offset, "limit": limit}).all()
 
 
 class _SqlTransaction(StoreTransaction):
@@ -326,7 +339,7 @@ class _SqlTransaction(StoreTransaction):
     def read_after(self, offset: int) -> list[Record]:
         self._check_open()
         with self._store._db_errors("reading the log"):
-            return _rows_to_records(self._conn.execute(_select_after(offset, None)).all())
+            return _rows_to_records(_select_after(self._conn, offset, None))
 
     def append(self, records: Sequence[tuple[bytes, bytes | None]]) -> None:
         self._check_open()
@@ -343,11 +356,7 @@ class _SqlTransaction(StoreTransaction):
         """Insert the staged records with the next offsets; the caller commits."""
         if not self._staged:
             return []
-        last = self._conn.execute(
-            sa.select(log_table.c.offset, log_table.c.timestamp_ms)
-            .order_by(log_table.c.offset.desc())
-            .limit(1)
-        ).first()
+        last = self._conn.execute(_SELECT_LAST).first()
         next_offset = 0 if last is None else int(last.offset) + 1
         now_ms = time.time_ns() // 1_000_000
         timestamp = now_ms if last is None else max(now_ms, int(last.timestamp_ms))
@@ -356,7 +365,7 @@ class _SqlTransaction(StoreTransaction):
             for i, (key, value) in enumerate(self._staged)
         ]
         self._conn.execute(
-            sa.insert(log_table),
+            _INSERT,
             [
                 {"offset": r.offset, "key": r.key, "value": r.value, "timestamp_ms": r.timestamp}
                 for r in records
@@ -471,7 +480,7 @@ class SqlLogStore(LogStore):
             return []
         engine = self._require_engine()
         with self._db_errors("reading the log"), engine.connect() as conn:
-            return _rows_to_records(conn.execute(_select_after(offset, limit)).all())
+            return _rows_to_records(_select_after(conn, offset, limit))
 
     # -- writing
 
