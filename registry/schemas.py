@@ -85,15 +85,18 @@ def list_versions(
     versions = _versions_with_fallback(reg, subject, deleted or deleted_only)
     if not versions:
         raise errors.subject_not_found(subject)
+    if deleted_as_negative:
+        # every version, soft-deleted ones negated, whatever ``deleted``/``deletedOnly`` say
+        every = reg.state.versions(versions[0].subject).values()
+        ordered = sorted(every, key=lambda v: v.version)
+        return [-sv.version if sv.deleted else sv.version for sv in ordered]
     out: list[int] = []
     for sv in sorted(versions, key=lambda v: v.version):
         if deleted_only:
             if sv.deleted:
                 out.append(sv.version)
-        elif not sv.deleted:
+        elif deleted or not sv.deleted:
             out.append(sv.version)
-        elif deleted or deleted_as_negative:
-            out.append(-sv.version if deleted_as_negative else sv.version)
     return out
 
 
