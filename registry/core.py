@@ -338,7 +338,10 @@ def default_formats() -> dict[str, SchemaFormat]:
             mod = __import__(module, fromlist=[name])
         except ImportError:
             continue
-        fmt = getattr(mod, name)()
+        factory = getattr(mod, name, None)
+        if factory is None:  # a package still being written (no exports yet) is not installed
+            continue
+        fmt = factory()
         found[fmt.schema_type] = fmt
     return found
 
