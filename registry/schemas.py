@@ -741,6 +741,9 @@ def test_compatibility(
 
 
 def delete_subject(reg: Registry, subject: str, permanent: bool) -> list[int]:
+    """Confluent 7.9's order: 40401, 40404, read-only 42205, then per version (ascending) a
+    live referrer 42206 or, when permanent, a version not soft-deleted 40405. A soft delete
+    also drops the subject's own config and mode."""
     subject = reg.valid_subject(subject)
 
     def decide() -> tuple[list[Draft], list[int]]:
@@ -751,26 +754,38 @@ def delete_subject(reg: Registry, subject: str, permanent: bool) -> list[int]:
             raise errors.subject_soft_deleted(subject)
         if reg.effective_mode(subject) in READ_ONLY_MODES:
             raise errors.operation_not_permitted(f"Subject {subject} is in read-only mode")
-        ctx = reg.state.context_of(subject)
-        for sv in versions:
-            for ref_subject, _ref_version in ctx.referrers.get((subject, sv.version), ()):
-                if ref_subject != subject:
-                    raise errors.reference_exists(
-                        f"{{magic=1,keytype=SCHEMA,subject={subject},version={sv.version}}}"
-                    )
-        if permanent:
-            if any(not v.deleted for v in versions):
+        targets = versions if permanent else iter_live(versions)
+        for sv in targets:
+            if _live_referrers(reg, sv):
+                raise errors.reference_exists(_schema_key_text(subject, sv.version))
+            if permanent and not sv.deleted:
                 raise errors.subject_not_soft_deleted(subject)
+        if permanent:
             drafts: list[Draft] = [
                 (records.schema_key(subject, v.version), None) for v in reversed(versions)
             ]
-            drafts += _settings_tombstones(reg, subject)
             return drafts, [v.version for v in versions]
-        live = [v.version for v in versions if not v.deleted]
         value = {"subject": subject, "version": versions[-1].version}
-        return [(records.delete_subject_key(subject), value)], live
+        drafts = [(records.delete_subject_key(subject), value)]
+        return drafts + _settings_tombstones(reg, subject), [v.version for v in targets]
 
     return reg.write(decide)
+
+
+def _live_referrers(reg: Registry, sv: SchemaVersion) -> list[SchemaVersion]:
+    """Versions referencing ``sv`` that are not soft-deleted (Confluent's referencedBy index
+    forgets a referrer when it is soft-deleted)."""
+    ctx = reg.state.context_of(sv.subject)
+    out = []
+    for ref_subject, ref_version in list(ctx.referrers.get((sv.subject, sv.version), ())):
+        referrer = ctx.versions(ref_subject).get(ref_version)
+        if referrer is not None and not referrer.deleted:
+            out.append(referrer)
+    return out
+
+
+def _schema_key_text(subject: str, version: int) -> str:
+    return f"{{magic=1,keytype=SCHEMA,subject={subject},version={version}}}"
 
 
 def _settings_tombstones(reg: Registry, subject: str) -> list[Draft]:
@@ -783,6 +798,9 @@ def _settings_tombstones(reg: Registry, subject: str) -> list[Draft]:
 
 
 def delete_version(reg: Registry, subject: str, version: int, permanent: bool) -> int:
+    """Confluent 7.9's order: 40406 (soft delete of a soft-deleted version), 40401, 40402, then
+    read-only 42205, a live referrer 42206, and 40407 for a permanent delete of a live version.
+    Soft-deleting the last live version also drops the subject's config and mode."""
     subject = reg.valid_subject(subject)
 
     def decide() -> tuple[list[Draft], int]:
@@ -801,25 +819,20 @@ def delete_version(reg: Registry, subject: str, version: int, permanent: bool) -
             sv = found
         if not permanent and sv.deleted:
             raise errors.version_soft_deleted(subject, sv.version)
-        if permanent and not sv.deleted:
-            raise errors.version_not_soft_deleted(subject, sv.version)
         if reg.effective_mode(subject) in READ_ONLY_MODES:
             raise errors.operation_not_permitted(f"Subject {subject} is in read-only mode")
-        ctx = reg.state.context_of(subject)
-        for ref_subject, ref_version in ctx.referrers.get((subject, sv.version), ()):
-            referrer = ctx.versions(ref_subject).get(ref_version)
-            if referrer is not None and (permanent or not referrer.deleted):
-                raise errors.reference_exists(
-                    f"{{magic=1,keytype=SCHEMA,subject={subject},version={sv.version}}}"
-                )
+        if _live_referrers(reg, sv):
+            raise errors.reference_exists(_schema_key_text(subject, sv.version))
+        if permanent and not sv.deleted:
+            raise errors.version_not_soft_deleted(subject, sv.version)
         key = records.decode_key(sv.key)
         if permanent:
-            drafts: list[Draft] = [(key, None)]
-            if len(versions) == 1:
-                drafts += _settings_tombstones(reg, subject)
-            return drafts, sv.version
+            return [(key, None)], sv.version
         value = sv.value()
         value["deleted"] = True
-        return [(key, value)], sv.version
+        drafts: list[Draft] = [(key, value)]
+        if not [v for v in versions.values() if not v.deleted and v.version != sv.version]:
+            drafts += _settings_tombstones(reg, subject)
+        return drafts, sv.version
 
     return reg.write(decide)
