@@ -190,7 +190,10 @@ def schema_by_id(reg: Registry, schema_id: int, subject: str | None = None) -> S
 def subject_versions_for_id(
     reg: Registry, schema_id: int, subject: str | None = None, deleted: bool = False
 ) -> list[tuple[str, int]]:
-    sv = schema_by_id(reg, schema_id, subject)
+    try:
+        sv = schema_by_id(reg, schema_id, subject)
+    except errors.RegistryError:
+        raise errors.schema_not_found() from None  # 7.9 says "Schema not found" here
     ctx = reg.state.context_of(sv.subject)
     out = []
     for subj, versions in list(ctx.subjects.items()):

@@ -11,7 +11,6 @@ from registry.api.bodies import flag, page
 from registry.api.deps import registry_of, subject_param
 from registry.api.responses import raw_text, reply, schema_entity, schema_string
 from registry.api.subjects import formatted
-from registry.subjects import parse_subject
 
 router = APIRouter(tags=["Schemas (v1)"])
 
@@ -82,9 +81,8 @@ async def subjects_by_id(
     pairs = schemas.subject_versions_for_id(
         registry_of(request), _schema_id(schema_id), subject_param(subject or ""), flag(deleted)
     )
+    # ``subject`` only picks the context (Confluent 7.9 does not filter by it)
     names = sorted({s for s, _ in pairs})
-    if subject and parse_subject(subject).name:
-        names = [n for n in names if n == parse_subject(subject_param(subject)).qualified] or names
     return reply(request, page(names, offset, limit))
 
 
