@@ -22,7 +22,7 @@ from registry.core import (
 from registry.formats.base import InvalidSchemaError, ParsedSchema
 from registry.identity import schema_hash
 from registry.state import SchemaVersion
-from registry.subjects import DEFAULT_CONTEXT, matches_prefix, parse_subject
+from registry.subjects import DEFAULT_CONTEXT, WILDCARD, matches_prefix, parse_subject
 
 CONFLUENT_VERSION = "confluent:version"
 
@@ -223,6 +223,8 @@ def list_schemas(
     reg: Registry, prefix: str = "", deleted: bool = False, latest_only: bool = False
 ) -> list[SchemaVersion]:
     out: list[SchemaVersion] = []
+    # Confluent scans the keys starting with the prefix: an empty one matches every context
+    prefix = prefix or WILDCARD
     for ctx in list(reg.state.contexts.values()):
         for subject, versions in sorted(list(ctx.subjects.items())):
             if not matches_prefix(subject, prefix):
