@@ -1,4 +1,5 @@
-"""The ``schema-registry`` command: ``serve`` and ``db upgrade``."""
+"""The ``schema-registry`` command: ``serve``, ``db upgrade``, and the schema-repository
+commands of ``registry.cli_tools`` (``check``, ``register``, ``plan``, ...)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     upgrade = db_commands.add_parser("upgrade", help="apply Alembic migrations to the store")
     upgrade.add_argument("--store", help="store URL (env SCHEMA_REGISTRY_STORE)")
 
+    from registry import cli_tools  # check, validate, register, download, config, plan, apply
+
+    cli_tools.add_commands(commands)
+
     args = parser.parse_args(argv)
+    if args.command in cli_tools.COMMANDS:
+        return cli_tools.run(args)
     try:
         settings = Settings.from_env(
             host=getattr(args, "host", None),
