@@ -15,7 +15,13 @@ from pathlib import Path
 from registry.cli_tools.errors import ToolError
 from registry.cli_tools.output import Result
 from registry.cli_tools.problems import parse_messages
-from registry.cli_tools.remote import RegistryClient, RemoteError, reference_body, resolve_latest
+from registry.cli_tools.remote import (
+    RegistryClient,
+    RegistryUnreachable,
+    RemoteError,
+    reference_body,
+    resolve_latest,
+)
 from registry.cli_tools.schemafiles import (
     LoadedSchema,
     Reference,
@@ -143,6 +149,8 @@ def check_online(specs: list[SchemaSpec], ws: Workspace, client: RegistryClient)
         except RemoteError as exc:
             prefix = "invalid schema: " if exc.error_code == 42201 else "registry: "
             result.error = prefix + exc.message
+        except RegistryUnreachable:
+            raise
         except ToolError as exc:
             result.error = str(exc)
         results.append(result)

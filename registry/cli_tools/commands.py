@@ -25,7 +25,7 @@ from registry.cli_tools.check import (
     validate,
 )
 from registry.cli_tools.errors import EXIT_ERROR, EXIT_INCOMPATIBLE, EXIT_OK, ToolError
-from registry.cli_tools.project import declared_references, dependency_order, load_project
+from registry.cli_tools.project import declared_references, load_project
 from registry.cli_tools.remote import (
     Connection,
     RegistryClient,
@@ -286,12 +286,9 @@ def _register(args: argparse.Namespace) -> int:
     specs, ws = _specs(args)
     versions: dict[str, int] = {}
     with _client(args) as client:
-        for spec in dependency_order(specs):
-            loaded = ws.load(spec)
-            if loaded is None:
-                raise ToolError(f"{spec.file}: file not found")
-            if spec.schema_type in ws.formats:
-                ws.parse(spec, loaded, strict=True)
+        for spec, loaded in plan.load_in_order(specs, ws):
+            if isinstance(loaded, ToolError):
+                raise loaded
             refs = resolve_latest(client, reference_body(loaded.direct, versions))
             try:
                 schema_id = client.register(spec.subject, loaded.text, spec.schema_type, refs)

@@ -5,7 +5,7 @@ registered, so a new version is judged by the level the project file asks for.""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,16 +47,14 @@ class Action:
 def make_plan(specs: list[SchemaSpec], ws: Workspace, client: RegistryClient) -> list[Action]:
     actions: list[Action] = []
     changing: set[str] = set()
-    for spec in dependency_order(specs):
+    for spec, loaded in load_in_order(specs, ws):
         if spec.level is not None:
             current = client.subject_level(spec.subject)
             if current != spec.level:
                 detail = f"level {current or '(unset)'} -> {spec.level}"
                 actions.append(Action(spec.subject, spec.file, "set-level", detail))
-        try:
-            loaded = _load(spec, ws)
-        except ToolError as exc:
-            actions.append(Action(spec.subject, spec.file, "error", str(exc)))
+        if isinstance(loaded, ToolError):
+            actions.append(Action(spec.subject, spec.file, "error", str(loaded)))
             continue
         pending = [r.subject for r in loaded.direct if r.subject in changing]
         if pending:
@@ -111,8 +109,9 @@ def apply(specs: list[SchemaSpec], ws: Workspace, client: RegistryClient, out: T
     version the registry refuses (exit 1)."""
     versions: dict[str, int] = {}
     changes = 0
-    for spec in dependency_order(specs):
-        loaded = _load(spec, ws)
+    for spec, loaded in load_in_order(specs, ws):
+        if isinstance(loaded, ToolError):
+            raise loaded
         if spec.level is not None and client.subject_level(spec.subject) != spec.level:
             client.set_level(spec.subject, spec.level)
             out.write(f"set {spec.subject} level {spec.level}\n")
@@ -136,6 +135,26 @@ def apply(specs: list[SchemaSpec], ws: Workspace, client: RegistryClient, out: T
             versions[spec.subject] = int(found["version"])
     out.write(f"{changes} change(s) applied\n")
     return EXIT_OK
+
+
+def load_in_order(
+    specs: list[SchemaSpec], ws: Workspace
+) -> list[tuple[SchemaSpec, LoadedSchema | ToolError]]:
+    """Each spec loaded and parsed (or why not), referenced subjects first: references found
+    in the files order the subjects as declared ones do."""
+    loaded: dict[str, LoadedSchema | ToolError] = {}
+    ordered_specs = []
+    for spec in specs:
+        try:
+            item = _load(spec, ws)
+        except ToolError as exc:
+            loaded[spec.subject] = exc
+        else:
+            loaded[spec.subject] = item
+            if spec.references is None:
+                spec = replace(spec, references=item.direct)
+        ordered_specs.append(spec)
+    return [(spec, loaded[spec.subject]) for spec in dependency_order(ordered_specs)]
 
 
 def _load(spec: SchemaSpec, ws: Workspace) -> LoadedSchema:

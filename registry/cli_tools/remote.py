@@ -34,6 +34,10 @@ class Connection:
     timeout: float = 30.0
 
 
+class RegistryUnreachable(ToolError):
+    """No answer from the registry: every further call would fail the same way."""
+
+
 class RemoteError(Exception):
     """A Confluent error answer: HTTP status, ``error_code`` and message."""
 
@@ -89,7 +93,7 @@ class RegistryClient:
         try:
             response = self._http.request(method, self.url + path, json=body, params=params)
         except httpx.HTTPError as exc:
-            raise ToolError(f"registry {self.url} unreachable: {exc}") from None
+            raise RegistryUnreachable(f"registry {self.url} unreachable: {exc}") from None
         try:
             payload = response.json() if response.content else None
         except ValueError:
