@@ -55,22 +55,27 @@ def get_config(reg: Registry, subject: str | None, default_to_global: bool) -> d
         return reg.effective_config(key)
     stored = reg.stored_config(key)
     if stored is not None:
-        if key is None or parse_subject(key).name == "":
-            return {"compatibilityLevel": reg.settings.compatibility_level, **stored}
-        return stored
+        # a record without a level is completed with the server default level
+        return {"compatibilityLevel": reg.settings.compatibility_level, **stored}
     if key is None:
         return {"compatibilityLevel": reg.settings.compatibility_level}
     raise errors.subject_compatibility_not_configured(subject or "")
 
 
 def put_config(reg: Registry, subject: str | None, body: dict[str, Any]) -> dict[str, Any]:
-    """Partial update: absent fields keep their value, ``null`` clears one."""
+    """Partial update as Confluent 7.9's ``ConfigValue.update``: a field that is absent or
+    ``null`` keeps its stored value. The answer echoes the request (non-empty fields)."""
     key = _check_subject(reg, subject)
     update: dict[str, Any] = {}
+    echo: dict[str, Any] = {}
     for name, value in body.items():
         field = "compatibilityLevel" if name == "compatibility" else name
         if field not in CONFIG_FIELDS or name == "compatibilityLevel":
             continue  # unknown fields are ignored, as Jackson does
+        if value is None:
+            continue
+        if value not in ("", [], {}):
+            echo[name] = str(value) if field == "compatibilityLevel" else value
         if value is not None:
             if field == "compatibilityLevel":
                 level = compatibility.parse_level(value)
@@ -97,18 +102,14 @@ def put_config(reg: Registry, subject: str | None, body: dict[str, Any]) -> dict
         if reg.effective_mode(key) in READ_ONLY_MODES and key not in (None, GLOBAL_KEY):
             raise errors.operation_not_permitted(f"Subject {key} is in read-only mode")
         merged = dict(reg.stored_config(key) or {})
-        for field, value in update.items():
-            if value is None:
-                merged.pop(field, None)
-            else:
-                merged[field] = value
+        merged.update(update)
         value = {k: merged[k] for k in CONFIG_FIELDS if k in merged}
         if key is not None:
             value = {"subject": key, **value}
         return [(records.config_key(key), value)], merged
 
-    merged = reg.write(decide)
-    return rename_level(merged)
+    reg.write(decide)
+    return {name: echo[name] for name in body if name in echo}
 
 
 def rename_level(config: dict[str, Any]) -> dict[str, Any]:
@@ -129,9 +130,7 @@ def delete_config(reg: Registry, subject: str | None) -> dict[str, Any]:
             if key is None:
                 return [], {"compatibilityLevel": reg.settings.compatibility_level}
             raise errors.subject_not_found(subject or "")
-        previous = dict(setting.value)
-        if key is None:
-            previous = {"compatibilityLevel": reg.settings.compatibility_level, **previous}
+        previous = {"compatibilityLevel": reg.settings.compatibility_level, **setting.value}
         return [(records.decode_key(setting.key), None)], previous
 
     return reg.write(decide)
