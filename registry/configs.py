@@ -143,6 +143,8 @@ def get_mode(reg: Registry, subject: str | None, default_to_global: bool) -> str
     key = _check_subject(reg, subject)
     if default_to_global or key is None:
         return reg.effective_mode(key) if key is not None else _global_mode(reg)
+    if _global_mode(reg) == "READONLY_OVERRIDE":
+        return "READONLY_OVERRIDE"  # 7.9's getMode: the global override wins everywhere
     setting = reg.state.modes.get(key)
     if setting is None:
         raise errors.subject_mode_not_configured(subject or "")

@@ -279,6 +279,11 @@ class Registry:
         return default
 
     def effective_mode(self, subject: str | None) -> str:
+        """Confluent 7.9's ``getModeInScope``: a global READONLY_OVERRIDE beats every other
+        mode; else the subject's, its context's (or the global one), then READWRITE."""
+        top = self.state.modes.get(None)
+        if top is not None and top.value.get("mode") == "READONLY_OVERRIDE":
+            return "READONLY_OVERRIDE"
         scope = self._scope_key(subject)
         keys: list[str | None] = [scope, GLOBAL_KEY]
         if subject and not _is_scope_key(subject):
