@@ -25,7 +25,7 @@ _DIFFERENCE = re.compile(
     re.DOTALL,
 )
 _PATH = re.compile(r"""path\s+['"]([^'"]*)['"]""")
-_LABEL = re.compile(r"\b(new|old) schema\b")
+_LABEL = re.compile(r"\b(new|old)\b")
 _TYPE_MISMATCH = re.compile(r"reader type: (\S+) not compatible with writer type: (\S+)")
 _UNION_LACKING = re.compile(r"reader union lacking writer type: (\S+)")
 _OLD_VERSION = re.compile(r"^\{oldSchemaVersion:\s*(\d+)\}$")

@@ -186,21 +186,26 @@ def load(
 
     direct = refs_of(spec.file, text, spec.schema_type, spec.references)
     dependencies: list[Dependency] = []
-    seen: set[Path] = {spec.file.resolve()}
+    read: dict[Path, str] = {}  # files already visited (one file may have several names)
+    names: set[str] = set()
 
     def visit(name: str, path: Path, trail: tuple[Path, ...]) -> None:
         resolved = path.resolve()
         if resolved in trail:
             raise ToolError(f"{path}: circular reference through {name!r}")
-        if resolved in seen:
+        if name in names:
             return
-        seen.add(resolved)
+        names.add(name)
+        if resolved in read:
+            dependencies.append(Dependency(name, read[resolved]))
+            return
         body = source.read(path)
         if body is None:
             raise ToolError(f"{spec.file}: reference {name!r}: {path} not found ({source.label})")
         kind = schema_type_of(path) if path.suffix.lower() in EXTENSIONS else spec.schema_type
         for sub_name, sub_path in refs_of(path, body, kind, declared(path)):
             visit(sub_name, sub_path, (*trail, resolved))
+        read[resolved] = body
         dependencies.append(Dependency(name, body))
 
     for name, path in direct:
