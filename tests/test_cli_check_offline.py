@@ -355,7 +355,8 @@ def test_invalid_project_file_exits_2(repo: Path, capsys: pytest.CaptureFixture[
 def test_validate(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "validate", "schemas/order.avsc", "schemas/address.avsc")
     assert code == 0
-    assert "2 compatible" in out
+    assert "OK    order (schemas/order.avsc): valid" in out
+    assert "2 schema(s): 2 valid, 0 error(s)" in out
     (repo / "schemas" / "address.avsc").write_text('{"type": "record", "name": "Address"}')
     code, out, _ = run(capsys, "validate", "schemas/address.avsc", "--format", "github")
     assert code == 2

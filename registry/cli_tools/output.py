@@ -25,6 +25,7 @@ class Result:
     compared: int = 0  # how many previous versions were compared with
     problems: list[Problem] = field(default_factory=list)
     error: str | None = None
+    checked: bool = True  # False: parsed only (validate)
 
     @property
     def status(self) -> str:
@@ -85,6 +86,8 @@ def text_lines(result: Result) -> list[str]:
     where = f"{result.subject} ({display_path(result.file)})"
     if result.error is not None:
         return [f"ERROR {where}: {result.error}"]
+    if not result.checked:
+        return [f"OK    {where}: valid"]
     if not result.problems:
         detail = result.level or "registry's level"
         versions = "no previous version" if result.compared == 0 else _versions(result.compared)
@@ -110,6 +113,8 @@ def problem_text(problem: Problem) -> str:
 def summary(results: list[Result]) -> str:
     counts = {s: sum(r.status == s for r in results) for s in ("compatible", "incompatible")}
     errors = sum(r.status == "error" for r in results)
+    if not any(r.checked for r in results):
+        return f"{len(results)} schema(s): {len(results) - errors} valid, {errors} error(s)"
     return (
         f"{len(results)} subject(s): {counts['compatible']} compatible, "
         f"{counts['incompatible']} incompatible, {errors} error(s)"
