@@ -99,8 +99,10 @@ def put_config(reg: Registry, subject: str | None, body: dict[str, Any]) -> dict
         update[field] = value
 
     def decide() -> tuple[list[Draft], dict[str, Any]]:
-        if reg.effective_mode(key) in READ_ONLY_MODES and key not in (None, GLOBAL_KEY):
-            raise errors.operation_not_permitted(f"Subject {key} is in read-only mode")
+        if reg.effective_mode(key) in READ_ONLY_MODES and key != GLOBAL_KEY:
+            # Confluent prints the global key as "null"
+            name = "null" if key is None else key
+            raise errors.operation_not_permitted(f"Subject {name} is in read-only mode")
         merged = dict(reg.stored_config(key) or {})
         merged.update(update)
         value = {k: merged[k] for k in CONFIG_FIELDS if k in merged}
