@@ -1,0 +1,155 @@
+"""Compile ``.proto`` text with the real protobuf compiler (protoc bundled in grpcio-tools).
+
+protoc runs in-process through ``grpc_tools._protoc_compiler.get_protos``, which reports errors
+as exceptions (nothing is printed) and returns, for the schema and every file it imports, the
+Python module protoc generated; each module embeds its file's serialized
+``FileDescriptorProto``, which is all we keep. The schema and its dependencies are written to a
+fresh temporary directory (protoc reads from disk); the well-known types
+(``google/protobuf/*.proto``, shipped with grpcio-tools), ``google/type/*.proto`` (shipped with
+googleapis-common-protos) and Confluent's ``confluent/meta.proto`` and
+``confluent/type/decimal.proto`` (shipped in this package) resolve without references.
+"""
+
+from __future__ import annotations
+
+import ast
+import atexit
+import os
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from google.protobuf import descriptor_pb2
+from grpc_tools import _protoc_compiler
+
+from registry.formats.base import Dependency, InvalidSchemaError
+
+#: the file name the schema itself is compiled under (never shown: errors drop it)
+MAIN_FILE = "__registry_schema__.proto"
+#: ``google/type`` files Confluent resolves without references
+GOOGLE_TYPES = (
+    "calendar_period",
+    "color",
+    "date",
+    "datetime",
+    "dayofweek",
+    "decimal",
+    "expr",
+    "fraction",
+    "interval",
+    "latlng",
+    "money",
+    "month",
+    "phone_number",
+    "postal_address",
+    "quaternion",
+    "timeofday",
+)
+_SERIALIZED = re.compile(rb"AddSerializedFile\((b'(?:[^'\\]|\\.)*')\)", re.DOTALL)
+_LOCK = threading.Lock()
+_include_roots: list[bytes] | None = None
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """The schema's descriptor and every file it depends on (dependencies first)."""
+
+    main: descriptor_pb2.FileDescriptorProto
+    files: tuple[descriptor_pb2.FileDescriptorProto, ...]
+
+
+def _builtin_roots() -> list[bytes]:
+    """Include directories for files that resolve without references (built once)."""
+    global _include_roots
+    if _include_roots is None:
+        import grpc_tools
+
+        roots = [
+            Path(__file__).parent / "proto",
+            Path(grpc_tools.__file__).parent / "_proto",
+        ]
+        try:
+            import google.type as google_type
+
+            source = Path(next(iter(google_type.__path__)))
+            target = Path(tempfile.mkdtemp(prefix="registry-google-types-"))
+            atexit.register(shutil.rmtree, target, True)
+            (target / "google" / "type").mkdir(parents=True)
+            for name in GOOGLE_TYPES:
+                if (source / f"{name}.proto").exists():
+                    shutil.copy(source / f"{name}.proto", target / "google" / "type")
+            roots.append(target)
+        except ImportError:  # googleapis-common-protos missing: google/type needs references
+            pass
+        _include_roots = [os.fsencode(root) for root in roots]
+    return _include_roots
+
+
+def _safe_path(name: str) -> bool:
+    parts = name.split("/")
+    return (
+        bool(name)
+        and not name.startswith("/")
+        and "\\" not in name
+        and "\x00" not in name
+        and all(part not in ("", ".", "..") for part in parts)
+    )
+
+
+def _error_text(exc: Exception) -> str:
+    lines = []
+    for error in exc.errors():  # type: ignore[attr-defined]
+        filename = os.fsdecode(error.filename)
+        message = error.message.decode("utf-8", "replace")
+        where = f"{error.line + 1}:{error.column + 1}" if error.line >= 0 else ""
+        if filename == MAIN_FILE:
+            lines.append(f"{where}: {message}" if where else message)
+        else:
+            lines.append(f"{filename}:{where}: {message}" if where else f"{filename}: {message}")
+    return "; ".join(lines) or str(exc)
+
+
+_SYNTAX = re.compile(r"^\s*(?:syntax|edition)\s*=", re.MULTILINE)
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def _with_syntax(text: str) -> str:
+    """Declare proto2 (protoc's default) on the first line of a file that declares no syntax,
+    so that protoc does not log a warning to stderr; line numbers stay the same."""
+    if _SYNTAX.search(_COMMENTS.sub(" ", text)):
+        return text
+    return 'syntax = "proto2"; ' + text
+
+
+def compile_proto(text: str, dependencies: Sequence[Dependency]) -> Compiled:
+    """Compile ``text`` (imports resolve through ``dependencies`` by import path)."""
+    with tempfile.TemporaryDirectory(prefix="registry-proto-") as tmp:
+        root = Path(tmp)
+        for dep in dependencies:
+            if not _safe_path(dep.name) or dep.name == MAIN_FILE:
+                raise InvalidSchemaError(f"Invalid reference name '{dep.name}' for an import")
+            path = root / dep.name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(_with_syntax(dep.schema), encoding="utf-8")
+        (root / MAIN_FILE).write_text(_with_syntax(text), encoding="utf-8")
+        includes = [os.fsencode(root), *_builtin_roots()]
+        try:
+            with _LOCK:
+                modules = _protoc_compiler.get_protos(MAIN_FILE.encode(), includes)
+        except _protoc_compiler.ProtocErrors as exc:
+            raise InvalidSchemaError(_error_text(exc)) from None
+    files = []
+    for _, code in modules:
+        match = _SERIALIZED.search(code)
+        if match is None:  # pragma: no cover - protoc's Python generator always embeds it
+            raise InvalidSchemaError("protoc produced no descriptor")
+        files.append(
+            descriptor_pb2.FileDescriptorProto.FromString(
+                ast.literal_eval(match[1].decode("latin-1"))
+            )
+        )
+    return Compiled(main=files[-1], files=tuple(files))

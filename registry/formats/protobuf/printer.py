@@ -1,0 +1,432 @@
+"""Confluent's ``.proto`` printer (``ProtobufSchemaUtils.toString``) over a compiled descriptor.
+
+Three modes share one walk:
+
+- canonical text of a schema sent as ``.proto`` text: types are written as the source wrote them
+  (recovered from the source for each field, rpc and extend, checked to resolve to the same
+  type; otherwise the shortest name that resolves), ``map<K, V>`` fields as maps;
+- canonical text of a schema sent as a base64 ``FileDescriptorProto``: type names as the
+  descriptor holds them (fully qualified with a leading dot), one ``reserved`` statement per
+  range, as Confluent prints a descriptor;
+- the normalised form (``normalize=True``): fully qualified names, sorted imports, options,
+  fields, oneofs, reserved ranges and enum constants, no proto2 ``syntax`` line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from google.protobuf.descriptor_pb2 import (
+    DescriptorProto,
+    EnumDescriptorProto,
+    FieldDescriptorProto,
+    FileDescriptorProto,
+    ServiceDescriptorProto,
+)
+
+from registry.formats.protobuf.options import Option, OptionReader, OptionWriter, escape, indented
+from registry.formats.protobuf.symbols import SCALAR_NAMES, Symbols
+
+MAX_TAG_VALUE = 536_870_911
+F = FieldDescriptorProto
+
+_COMMENT_OR_STRING = re.compile(
+    r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?\*/", re.DOTALL
+)
+_FIELD = re.compile(
+    r"(map\s*<\s*[.\w]+\s*,\s*([.\w]+)\s*>|[.\w]+)\s+(\w+)\s*=\s*(0[xX][0-9a-fA-F]+|\d+)"
+)
+_RPC = re.compile(
+    r"\brpc\s+(\w+)\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)\s*returns\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)"
+)
+_EXTEND = re.compile(r"\bextend\s+([.\w]+)\s*\{")
+_SYNTAX = re.compile(r"^\s*syntax\s*=", re.MULTILINE)
+
+
+@dataclass
+class SourceHints:
+    """How the source text spelled type names (keyed by field name and number, rpc name)."""
+
+    fields: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    rpcs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    extends: list[str] = field(default_factory=list)
+    syntax_declared: bool = False
+
+    @classmethod
+    def of(cls, text: str) -> SourceHints:
+        code = _COMMENT_OR_STRING.sub(lambda m: m.group(1) or " ", text)
+        hints = cls(syntax_declared=bool(_SYNTAX.search(code)))
+        for match in _FIELD.finditer(code):
+            spelled = match.group(2) or match.group(1)
+            number = int(match.group(4), 0)
+            hints.fields.setdefault((match.group(3), number), []).append(spelled)
+        for match in _RPC.finditer(code):
+            hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
+        hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
+        return hints
+
+
+class Printer:
+    """One printing pass over a file; ``hints`` is ``None`` for a descriptor-sent schema."""
+
+    def __init__(
+        self,
+        symbols: Symbols,
+        options: OptionReader,
+        *,
+        hints: SourceHints | None,
+        normalize: bool = False,
+        ignore_extensions: bool = False,
+    ) -> None:
+        self.symbols = symbols
+        self.reader = options
+        self.hints = hints
+        self.normalize = normalize
+        self.ignore_extensions = ignore_extensions
+        self.writer = OptionWriter(normalize)
+
+    # ---- names --------------------------------------------------------------------------
+
+    def type_name(self, written: str, scope: str, candidates: Sequence[str] = ()) -> str:
+        """How a message/enum reference is printed (``written`` = the descriptor's name)."""
+        full = self.symbols.resolve(written, scope) if written else None
+        if full is None:
+            return written
+        if self.normalize:
+            return "." + full
+        if self.hints is None:
+            return written
+        for candidate in candidates:
+            if self.symbols.resolve(candidate, scope) == full:
+                return candidate
+        return self.symbols.shortest(full, scope)
+
+    def options(self, opts: object, extra: Sequence[Option] = ()) -> list[Option]:
+        found = self.reader.options(opts) if opts is not None else []  # type: ignore[arg-type]
+        return self.writer.filter([*found, *extra], self.ignore_extensions)
+
+    # ---- file -----------------------------------------------------------------------------
+
+    def file(self, fd: FileDescriptorProto) -> str:
+        out: list[str] = []
+        syntax = self._syntax(fd)
+        if syntax is not None and (not self.normalize or syntax == "proto3"):
+            out.append(f'syntax = "{syntax}";\n')
+        if fd.package:
+            out.append(f"package {fd.package};\n")
+        public = set(fd.public_dependency)
+        imports = [d for i, d in enumerate(fd.dependency) if i not in public]
+        public_imports = [d for i, d in enumerate(fd.dependency) if i in public]
+        if imports or public_imports:
+            out.append("\n")
+            if self.normalize:
+                imports = sorted(set(imports))
+                public_imports = sorted(set(public_imports))
+            out.extend(f'import "{name}";\n' for name in imports)
+            out.extend(f'import public "{name}";\n' for name in public_imports)
+        options = self.options(fd.options if fd.HasField("options") else None)
+        if options:
+            out.append("\n")
+            out.extend(self.writer.statement(o) for o in options)
+        if fd.message_type or fd.enum_type:
+            out.append("\n")
+            for message in fd.message_type:
+                out.append(self.message(message, fd.package))
+            for enum in fd.enum_type:
+                out.append(self.enum(enum))
+        if not self.ignore_extensions and fd.extension:
+            out.append("\n")
+            out.extend(self.extends(fd.extension, fd.package))
+        if fd.service:
+            out.append("\n")
+            out.extend(self.service(s, fd.package) for s in fd.service)
+        return "".join(out)
+
+    def _syntax(self, fd: FileDescriptorProto) -> str | None:
+        if fd.syntax == "editions":
+            return None
+        if self.hints is None:
+            return fd.syntax or "proto2"
+        if fd.syntax == "proto3" or self.hints.syntax_declared:
+            return fd.syntax or "proto2"
+        return None
+
+    # ---- messages -------------------------------------------------------------------------
+
+    def message(self, message: DescriptorProto, parent: str) -> str:
+        scope = f"{parent}.{message.name}" if parent else message.name
+        out = [f"message {message.name} {{"]
+        reserved = self.reserved(message.reserved_range, message.reserved_name, exclusive=True)
+        if reserved:
+            out.append("\n")
+            out.extend(indented(r) for r in reserved)
+        options = self.options(message.options if message.HasField("options") else None)
+        if options:
+            out.append("\n")
+            out.extend(indented(self.writer.statement(o)) for o in options)
+        real_oneofs = _real_oneofs(message)
+        group_types = {
+            f.type_name.rsplit(".", 1)[-1] for f in message.field if f.type == F.TYPE_GROUP
+        }
+        plain = [
+            f
+            for f in message.field
+            if not (f.HasField("oneof_index") and f.oneof_index in real_oneofs)
+            and f.type != F.TYPE_GROUP
+        ]
+        if plain:
+            out.append("\n")
+            if self.normalize:
+                plain.sort(key=lambda f: f.number)
+            out.extend(indented(self.field(f, scope, in_oneof=False)) for f in plain)
+        oneofs = [
+            (
+                message.oneof_decl[i].name,
+                [f for f in message.field if f.HasField("oneof_index") and f.oneof_index == i],
+            )
+            for i in sorted(real_oneofs)
+        ]
+        oneofs = [(name, members) for name, members in oneofs if members]
+        if oneofs:
+            out.append("\n")
+            if self.normalize:
+                oneofs = [(n, sorted(m, key=lambda f: f.number)) for n, m in oneofs]
+                oneofs.sort(key=lambda o: o[1][0].number)
+            for name, members in oneofs:
+                body = [f"oneof {name} {{"]
+                body.append("\n")
+                body.extend(indented(self.field(f, scope, in_oneof=True)) for f in members)
+                body.append("}\n")
+                out.append(indented("".join(body)))
+        groups = [f for f in message.field if f.type == F.TYPE_GROUP]
+        if groups:
+            out.append("\n")
+            if self.normalize:
+                groups.sort(key=lambda f: f.number)
+            out.extend(indented(self.group(f, message, scope)) for f in groups)
+        if not self.ignore_extensions and message.extension_range:
+            out.append("\n")
+            ranges = [(r.start, r.end - 1) for r in message.extension_range]
+            if self.normalize:
+                ranges.sort()
+            out.extend(indented(f"extensions {self._range(s, e)};\n") for s, e in ranges)
+        if not self.ignore_extensions and message.extension:
+            out.append("\n")
+            out.extend(indented(e) for e in self.extends(message.extension, scope))
+        nested = [
+            m for m in message.nested_type if not m.options.map_entry and m.name not in group_types
+        ]
+        if nested or message.enum_type:
+            out.append("\n")
+            out.extend(indented(self.message(m, scope)) for m in nested)
+            out.extend(indented(self.enum(e)) for e in message.enum_type)
+        out.append("}\n")
+        return "".join(out)
+
+    def group(self, group: FieldDescriptorProto, message: DescriptorProto, scope: str) -> str:
+        name = group.type_name.rsplit(".", 1)[-1]
+        body = next((m for m in message.nested_type if m.name == name), None)
+        label = _label_name(group.label)
+        out = [f"{label} group {name} = {group.number} {{"]
+        fields = list(body.field) if body is not None else []
+        if fields:
+            out.append("\n")
+            if self.normalize:
+                fields.sort(key=lambda f: f.number)
+            out.extend(indented(self.field(f, f"{scope}.{name}", in_oneof=False)) for f in fields)
+        out.append("}\n")
+        return "".join(out)
+
+    def field(
+        self, f: FieldDescriptorProto, scope: str, *, in_oneof: bool, proto3: bool | None = None
+    ) -> str:
+        label: str | None = None
+        is_map = False
+        if f.type in SCALAR_NAMES:
+            type_text = SCALAR_NAMES[f.type]
+        else:
+            info = self.symbols.get(self.symbols.resolve(f.type_name, scope) or f.type_name)
+            candidates = self.hints.fields.get((f.name, f.number), []) if self.hints else []
+            if info is not None and info.is_map:
+                is_map = True
+                key, value = info.map_fields()
+                if value.type in SCALAR_NAMES:
+                    value_text = SCALAR_NAMES[value.type]
+                else:
+                    value_text = self.type_name(value.type_name, scope, candidates)
+                type_text = f"map<{SCALAR_NAMES[key.type]}, {value_text}>"
+            else:
+                type_text = self.type_name(f.type_name, scope, candidates)
+        if not in_oneof and not is_map:
+            label = self._label(f)
+        options: list[Option] = []
+        if f.HasField("default_value") and not self._proto3:
+            options.append(self._default(f))
+        if f.HasField("json_name"):
+            options.append(Option("json_name", "STRING", f.json_name))
+        opts = self.options(f.options if f.HasField("options") else None, options)
+        text = f"{label} " if label else ""
+        text += f"{type_text} {f.name} = {f.number}"
+        if opts:
+            text += " " + self.writer.options_list(opts)
+        return text + ";\n"
+
+    _proto3 = False
+
+    def _label(self, f: FieldDescriptorProto) -> str | None:
+        if f.proto3_optional:
+            return "optional"
+        if f.label == F.LABEL_REPEATED:
+            return "repeated"
+        if self._proto3:
+            return None
+        return _label_name(f.label)
+
+    def _default(self, f: FieldDescriptorProto) -> Option:
+        if f.type == F.TYPE_BOOL:
+            return Option("default", "BOOLEAN", f.default_value)
+        if f.type == F.TYPE_STRING:
+            return Option("default", "STRING", f.default_value)
+        if f.type == F.TYPE_BYTES:  # already C-escaped by protoc
+            return Option("default", "BYTES", f.default_value)
+        if f.type == F.TYPE_ENUM:
+            return Option("default", "ENUM", f.default_value)
+        return Option("default", "NUMBER", f.default_value)
+
+    def extends(self, fields: Sequence[FieldDescriptorProto], scope: str) -> list[str]:
+        groups: dict[str, list[FieldDescriptorProto]] = {}
+        for f in fields:
+            groups.setdefault(f.extendee, []).append(f)
+        out = []
+        for extendee, members in groups.items():
+            name = self.type_name(extendee, scope, self.hints.extends if self.hints else ())
+            body = [f"extend {name} {{"]
+            if members:
+                body.append("\n")
+                if self.normalize:
+                    members = sorted(members, key=lambda f: f.number)
+                body.extend(indented(self.field(f, scope, in_oneof=False)) for f in members)
+            body.append("}\n")
+            out.append("".join(body))
+        return out
+
+    def reserved(
+        self, ranges: Sequence[object], names: Sequence[str], *, exclusive: bool
+    ) -> list[str]:
+        values: list[tuple[int, int]] = [
+            (r.start, r.end - 1 if exclusive else r.end)  # type: ignore[attr-defined]
+            for r in ranges
+        ]
+        if self.normalize:
+            items: list[tuple[int, str, str]] = []
+            for start, end in values:
+                text = str(start) if start == end else f"{start} to {self._max(end)}"
+                items.append((start, str(start) if start == end else f"{start}..{end}", text))
+            items.extend((2**31 - 1, name, f'"{name}"') for name in names)
+            items.sort(key=lambda i: (i[0], i[1]))
+            return [f"reserved {text};\n" for _, _, text in items]
+        texts = [self._range(start, end) for start, end in values]
+        if self.hints is None:
+            return [f"reserved {t};\n" for t in texts] + [f'reserved "{n}";\n' for n in names]
+        out = []
+        if texts:
+            out.append(f"reserved {', '.join(texts)};\n")
+        if names:
+            out.append("reserved " + ", ".join(f'"{n}"' for n in names) + ";\n")
+        return out
+
+    def _range(self, start: int, end: int) -> str:
+        if start == end and not self.normalize and self.hints is None:
+            return str(start)
+        if start == end:
+            return str(start)
+        return f"{start} to {self._max(end)}"
+
+    @staticmethod
+    def _max(end: int) -> str:
+        return str(end) if end < MAX_TAG_VALUE else "max"
+
+    # ---- enums and services -----------------------------------------------------------------
+
+    def enum(self, enum: EnumDescriptorProto) -> str:
+        out = [f"enum {enum.name} {{"]
+        reserved = self.reserved(enum.reserved_range, enum.reserved_name, exclusive=False)
+        if reserved:
+            out.append("\n")
+            out.extend(indented(r) for r in reserved)
+        raw_options = self.reader.options(enum.options) if enum.HasField("options") else []
+        if not reserved and (raw_options or enum.value):
+            out.append("\n")
+        options = self.writer.filter(raw_options, self.ignore_extensions)
+        out.extend(indented(self.writer.statement(o)) for o in options)
+        values = list(enum.value)
+        if self.normalize:
+            values.sort(key=lambda v: (v.number, v.name))
+        for value in values:
+            text = f"{value.name} = {value.number}"
+            opts = self.options(value.options if value.HasField("options") else None)
+            if opts:
+                text += " " + self.writer.options_list(opts)
+            out.append(indented(text + ";\n"))
+        out.append("}\n")
+        return "".join(out)
+
+    def service(self, service: ServiceDescriptorProto, scope: str) -> str:
+        out = [f"service {service.name} {{"]
+        options = self.options(service.options if service.HasField("options") else None)
+        if options:
+            out.append("\n")
+            out.extend(indented(self.writer.statement(o)) for o in options)
+        if service.method:
+            out.append("\n")
+            for method in service.method:
+                hints = self.hints.rpcs.get(method.name, []) if self.hints else []
+                request = self.type_name(method.input_type, scope, [h[0] for h in hints])
+                response = self.type_name(method.output_type, scope, [h[1] for h in hints])
+                text = f"rpc {method.name} ("
+                text += "stream " if method.client_streaming else ""
+                text += f"{request}) returns ("
+                text += "stream " if method.server_streaming else ""
+                text += f"{response})"
+                opts = self.options(method.options if method.HasField("options") else None)
+                if opts:
+                    text += " {\n" + "".join(indented(self.writer.statement(o)) for o in opts)
+                    text += "}"
+                out.append(indented(text + ";\n"))
+        out.append("}\n")
+        return "".join(out)
+
+
+def _label_name(label: int) -> str:
+    return {
+        F.LABEL_OPTIONAL: "optional",
+        F.LABEL_REQUIRED: "required",
+        F.LABEL_REPEATED: "repeated",
+    }[label]
+
+
+def _real_oneofs(message: DescriptorProto) -> set[int]:
+    """Indexes of oneofs that are not proto3 ``optional``'s synthetic ones."""
+    synthetic = {f.oneof_index for f in message.field if f.proto3_optional}
+    return {i for i in range(len(message.oneof_decl)) if i not in synthetic}
+
+
+def print_file(
+    fd: FileDescriptorProto,
+    symbols: Symbols,
+    options: OptionReader,
+    *,
+    hints: SourceHints | None,
+    normalize: bool = False,
+    ignore_extensions: bool = False,
+) -> str:
+    printer = Printer(
+        symbols, options, hints=hints, normalize=normalize, ignore_extensions=ignore_extensions
+    )
+    printer._proto3 = fd.syntax == "proto3"
+    return printer.file(fd)
+
+
+__all__ = ["Printer", "SourceHints", "escape", "print_file"]
