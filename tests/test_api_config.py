@@ -164,3 +164,35 @@ def test_read_only_subject_refuses_config_changes(client: TestClient) -> None:
     message = error(client.put("/config/s", json={"compatibility": "FULL"}), 422, 42205)
     assert message == "Subject s is in read-only mode"
     error(client.get("/config/s"), 404, 40408)
+
+
+def test_global_read_only_refuses_global_config_changes(client: TestClient) -> None:
+    client.put("/mode", json={"mode": "READONLY"})
+    message = error(client.put("/config", json={"compatibility": "FULL"}), 422, 42205)
+    assert message == "Subject null is in read-only mode"
+    assert client.get("/config").json() == {"compatibilityLevel": "BACKWARD"}
+
+
+def test_a_subject_config_does_not_inherit_global_fields(client: TestClient) -> None:
+    client.put("/config", json={"compatibility": "FULL", "normalize": True})
+    client.put("/config/s", json={"compatibility": "NONE"})
+    assert client.get("/config/s?defaultToGlobal=true").json() == {"compatibilityLevel": "NONE"}
+    # so the subject's registrations are not normalized
+    verbose = json.dumps(
+        {"type": "record", "name": "R", "fields": [{"name": "a", "type": {"type": "int"}}]}
+    )
+    client.post("/subjects/s/versions", json={"schema": verbose})
+    client.post("/subjects/t/versions", json={"schema": verbose})
+    assert '{"type":"int"}' in client.get("/subjects/s/versions/1/schema").text
+    assert '{"type":"int"}' not in client.get("/subjects/t/versions/1/schema").text
+
+
+def test_context_subjects_use_the_context_config_not_the_global_one(client: TestClient) -> None:
+    client.put("/config", json={"compatibility": "NONE"})
+    assert client.get("/config/:.ctx:s?defaultToGlobal=true").json() == {
+        "compatibilityLevel": "BACKWARD"
+    }
+    client.put("/config/:.ctx:", json={"compatibility": "FULL"})
+    assert client.get("/config/:.ctx:s?defaultToGlobal=true").json() == {
+        "compatibilityLevel": "FULL"
+    }
