@@ -29,14 +29,6 @@ MAX_VERSION = 2**31 - 1
 GLOBAL_KEY = f":{GLOBAL_CONTEXT}:"
 READ_ONLY_MODES = ("READONLY", "READONLY_OVERRIDE")
 MODES = ("READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT")
-#: config fields a subject config inherits from the global one when it leaves them unset
-INHERITED_CONFIG_FIELDS = (
-    "normalize",
-    "validateFields",
-    "validateRules",
-    "compatibilityPolicy",
-    "compatibilityGroup",
-)
 
 
 @dataclass
@@ -259,19 +251,15 @@ class Registry:
         return dict(setting.value) if setting else None
 
     def effective_config(self, subject: str | None) -> dict[str, Any]:
-        """Confluent's config resolution: subject, then context or global, then
-        ``:.__GLOBAL:``, then the server default level."""
+        """Confluent 7.9's ``getConfigInScope``: the subject's own record (a missing level
+        is the server default; nothing is inherited from the global record), else the context
+        or global record, then ``:.__GLOBAL:``, then the server default level."""
         default = {"compatibilityLevel": self.settings.compatibility_level}
         scope = self._scope_key(subject)
         if subject and not _is_scope_key(subject):
             own = self.stored_config(subject)
             if own is not None:
-                merged = {**default, **own}
-                parent = self.stored_config(scope) or {}
-                for field in INHERITED_CONFIG_FIELDS:
-                    if merged.get(field) is None and parent.get(field) is not None:
-                        merged[field] = parent[field]
-                return merged
+                return {**default, **own}
         for key in (scope, GLOBAL_KEY):
             found = self.stored_config(key)
             if found is not None:
