@@ -1,0 +1,61 @@
+"""Schema Registry client and Kafka serializers, a drop-in for ``confluent_kafka.schema_registry``.
+
+    from serdes import SchemaRegistryClient, Schema
+    from serdes.avro import AvroSerializer, AvroDeserializer
+
+Same configuration keys, method names, constructor arguments and bytes on the wire as
+confluent-kafka's; faster. This package never imports the ``registry`` server package.
+"""
+
+from serdes.client import Association, SchemaRegistryClient
+from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
+from serdes.schema import (
+    ConfigCompatibilityLevel,
+    Metadata,
+    RegisteredSchema,
+    RuleSet,
+    Schema,
+    SchemaReference,
+    SchemaVersion,
+    ServerConfig,
+)
+from serdes.strategies import (
+    AssociatedNameStrategy,
+    SubjectNameStrategyType,
+    record_subject_name_strategy,
+    reference_subject_name_strategy,
+    topic_record_subject_name_strategy,
+    topic_subject_name_strategy,
+)
+from serdes.wire import (
+    dual_schema_id_deserializer,
+    header_schema_id_serializer,
+    prefix_schema_id_deserializer,
+    prefix_schema_id_serializer,
+)
+
+__all__ = [
+    "AssociatedNameStrategy",
+    "Association",
+    "ConfigCompatibilityLevel",
+    "Metadata",
+    "RegisteredSchema",
+    "RuleSet",
+    "Schema",
+    "SchemaReference",
+    "SchemaRegistryClient",
+    "SchemaRegistryError",
+    "SchemaVersion",
+    "SerializationError",
+    "ServerConfig",
+    "SubjectNameStrategyType",
+    "UnknownSchemaError",
+    "dual_schema_id_deserializer",
+    "header_schema_id_serializer",
+    "prefix_schema_id_deserializer",
+    "prefix_schema_id_serializer",
+    "record_subject_name_strategy",
+    "reference_subject_name_strategy",
+    "topic_record_subject_name_strategy",
+    "topic_subject_name_strategy",
+]

@@ -1,0 +1,688 @@
+"""Avro serializer and deserializer (fastavro) with Schema Registry framing.
+
+Same constructor arguments, ``conf`` keys and bytes as ``confluent_kafka.schema_registry.avro``.
+Faster because everything per schema is done once: the parsed writer schema and its framing
+prefix per subject (serializer), a decoder per writer schema id (deserializer), fastavro's own
+writer->reader resolution without re-walking the schema for every message.
+
+Stricter where confluent-kafka writes or returns a wrong value silently: a float in an
+int/long field (fastavro truncates it), an int outside 32 bits in an int field, a non-boolean
+in a boolean field, a finite double beyond float range in a float field, and bytes left over
+after a decoded record all raise ``SerializationError`` naming the field. For every record
+that matches its schema the bytes are exactly confluent-kafka's.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from confluent_kafka.serialization import (
+    Deserializer,
+    MessageField,
+    SerializationContext,
+    Serializer,
+)
+from fastavro import parse_schema, schemaless_reader, schemaless_writer
+from fastavro.validation import validate
+
+from serdes import wire
+from serdes._serde import (
+    DESERIALIZER_KEYS,
+    SERIALIZER_KEYS,
+    SerdeConf,
+    check_no_rules,
+    fetch_writer_schema,
+    register_or_lookup,
+    subject_or_none,
+)
+from serdes.errors import SerializationError
+from serdes.schema import Schema
+
+__all__ = ["AvroDeserializer", "AvroSerializer", "parse_avro_schema"]
+
+_SCHEMA_TYPE = "AVRO"
+_BytesIO = io.BytesIO
+_VALUE = MessageField.VALUE
+
+
+def _probe_write_data() -> Callable[..., None] | None:
+    """fastavro's compiled ``write_data`` when it behaves as ``schemaless_writer`` does inside.
+
+    Writing straight into a bytearray that already holds the frame prefix saves the BytesIO,
+    the per-call named-schema copy and a buffer copy. Checked against the public API at
+    import; on any difference (another fastavro version) the public API is used.
+    """
+    try:
+        from fastavro._write import write_data
+    except ImportError:
+        return None
+    probe = parse_schema(
+        {
+            "type": "record",
+            "name": "P",
+            "fields": [
+                {"name": "a", "type": "int"},
+                {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["X", "Y"]}},
+                {"name": "u", "type": ["null", "P"], "default": None},
+            ],
+        }
+    )
+    record = {"a": -3, "e": "Y", "u": {"a": 7, "e": "X", "u": None}}
+    try:
+        buf = bytearray(b"\x00")
+        write_data(buf, record, probe, probe["__named_schemas"], "", _WRITE_OPTIONS)
+        expected = _BytesIO()
+        schemaless_writer(expected, probe, record)
+        return write_data if bytes(buf[1:]) == expected.getvalue() else None
+    except Exception:
+        return None
+
+
+_WRITE_OPTIONS = {"strict": False, "strict_allow_default": False, "disable_tuple_notation": False}
+_write_data = _probe_write_data()
+
+
+def _schema_loads(schema_str: str) -> Schema:
+    """A declaration as confluent-kafka registers it: a bare primitive becomes ``{"type": ...}``."""
+    text = schema_str.strip()
+    if text and text[0] not in "{[":
+        text = '{"type":' + text + "}"
+    return Schema(text, schema_type=_SCHEMA_TYPE)
+
+
+def _as_schema(value: Any) -> Schema | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _schema_loads(value)
+    if isinstance(value, Schema):
+        return value
+    if hasattr(value, "schema_str") and hasattr(value, "to_dict"):  # confluent-kafka's Schema
+        return Schema.from_dict(value.to_dict())
+    raise TypeError("You must pass either schema string or schema object")
+
+
+def parse_avro_schema(schema: Schema, client: Any) -> Any:
+    """fastavro's parsed form of ``schema``, its references fetched (each subject version once)."""
+    named: dict[str, Any] = {}
+    seen: set[tuple[str, int]] = set()
+
+    def add_references(refs: Any) -> None:
+        for ref in refs or ():
+            if ref.subject is None or ref.version is None:
+                raise SerializationError(f"schema reference {ref.name!r} lacks subject or version")
+            key = (ref.subject, int(ref.version))
+            if key in seen:
+                continue
+            seen.add(key)
+            if client is None:
+                raise SerializationError(
+                    f"schema references {ref.subject} version {ref.version} but no "
+                    "SchemaRegistryClient was given to fetch it"
+                )
+            referenced = client.get_version(ref.subject, ref.version, True)
+            add_references(referenced.schema.references)
+            parse_schema(json.loads(referenced.schema.schema_str), named_schemas=named)
+
+    add_references(schema.references)
+    if schema.schema_str is None:
+        raise SerializationError("schema has no schema string")
+    return parse_schema(json.loads(schema.schema_str), named_schemas=named)
+
+
+def _record_name(schema: Schema, parsed: Any) -> str | None:
+    if isinstance(parsed, dict):
+        declared = json.loads(schema.schema_str or "null")
+        fallback = declared.get("type") if isinstance(declared, dict) else None
+        return parsed.get("name", fallback)
+    return None
+
+
+def _is_bytes(parsed: Any) -> bool:
+    return parsed == "bytes" or (isinstance(parsed, dict) and parsed.get("type") == "bytes")
+
+
+# -- the guard: values fastavro would write wrongly without an error ----------------------------
+
+_FLOAT_MAX = 3.4028234663852886e38
+
+
+def _not_int(value: Any, path: str, kind: str) -> None:
+    if isinstance(value, int):  # bool and int subclasses: exact
+        return
+    if isinstance(value, float):
+        raise SerializationError(
+            f"field {path}: {value!r} is a float but the schema says {kind}; it would be "
+            f"written truncated to {int(value)}"
+        )
+    # Anything else: fastavro raises its own error, which says the field.
+
+
+def _int_range(value: int, path: str) -> None:
+    raise SerializationError(
+        f"field {path}: {value} does not fit an Avro int (32 bits); the schema says int, not long"
+    )
+
+
+def _not_bool(value: Any, path: str, present: bool = True) -> None:
+    if not present:  # missing field: fastavro uses the default or says there is none
+        return
+    if value.__class__ is int and value in (0, 1):
+        return
+    raise SerializationError(
+        f"field {path}: {value!r} ({type(value).__name__}) is not a boolean; it would be "
+        f"written as {bool(value)}"
+    )
+
+
+def _float_range(value: float, path: str) -> None:
+    raise SerializationError(
+        f"field {path}: {value!r} is beyond the range of an Avro float (32 bits); it would be "
+        "written as infinity"
+    )
+
+
+class _GuardBuilder:
+    """Generates Python source checking just the silently-coerced scalar cases of a schema.
+
+    Nested records are inlined (one function per recursive record type), so a record costs a
+    ``dict.get`` and a class test per checked field and nothing for the others.
+    """
+
+    def __init__(self, named: dict[str, Any]) -> None:
+        self.named = named
+        self.functions: dict[str, list[str]] = {}
+        self.fn_names: dict[str, str] = {}
+        self.counter = 0
+
+    def var(self) -> str:
+        self.counter += 1
+        return f"v{self.counter}"
+
+    def check(
+        self,
+        schema: Any,
+        var: str,
+        path: str,
+        indent: str,
+        stack: tuple[str, ...],
+        present: str = "True",
+    ) -> list[str]:
+        """Lines checking ``var`` against ``schema`` (none when nothing can go silently wrong)."""
+        if isinstance(schema, str):
+            if schema in self.named:
+                return self.check(self.named[schema], var, path, indent, stack, present)
+            return self._scalar(schema, var, path, indent, present)
+        if isinstance(schema, list):
+            branches = [b for b in schema if b != "null"]
+            if len(branches) == 1 and len(schema) == 2:
+                inner = self.check(branches[0], var, path, indent + "    ", stack)
+                if inner:
+                    return [f"{indent}if {var} is not None:", *inner]
+            return []
+        if not isinstance(schema, dict) or "logicalType" in schema:
+            return []
+        kind = schema.get("type")
+        if kind in ("record", "error"):
+            return self._record(schema, var, indent, stack)
+        if kind in ("array", "map"):
+            item = self.var()
+            inner = self.check(
+                schema["items" if kind == "array" else "values"],
+                item,
+                path + ("[]" if kind == "array" else "{}"),
+                indent + "        ",
+                stack,
+            )
+            if not inner:
+                return []
+            cls, source = ("list", var) if kind == "array" else ("dict", f"{var}.values()")
+            return [
+                f"{indent}if {var}.__class__ is {cls}:",
+                f"{indent}    for {item} in {source}:",
+                *inner,
+            ]
+        if isinstance(kind, str) and kind in ("int", "long", "boolean", "float"):
+            return self._scalar(kind, var, path, indent, present)
+        if isinstance(kind, (dict, list)):
+            return self.check(kind, var, path, indent, stack, present)
+        return []
+
+    def _record(
+        self, schema: dict[str, Any], var: str, indent: str, stack: tuple[str, ...]
+    ) -> list[str]:
+        name = schema["name"]
+        if name in stack:  # recursive type: a function calling itself
+            fn = self._function(schema)
+            return (
+                [f"{indent}if {var}.__class__ is dict:", f"{indent}    {fn}({var})"] if fn else []
+            )
+        body: list[str] = []
+        for field in schema["fields"]:
+            item = self.var()
+            lines = self.check(
+                field["type"],
+                item,
+                f"{name}.{field['name']}",
+                indent + "    ",
+                (*stack, name),
+                f"{field['name']!r} in {var}",
+            )
+            if lines:
+                body.append(f"{indent}    {item} = {var}.get({field['name']!r})")
+                body.extend(lines)
+        if not body:
+            return []
+        return [f"{indent}if {var}.__class__ is dict:", *body]
+
+    def _function(self, schema: dict[str, Any]) -> str | None:
+        name = schema["name"]
+        if name in self.fn_names:
+            return self.fn_names[name] or None
+        fn = f"_check_{len(self.fn_names)}"
+        self.fn_names[name] = fn
+        body = self._record(schema, "d", "    ", ())
+        if not body:
+            self.fn_names[name] = ""
+            return None
+        self.functions[fn] = [f"def {fn}(d):", *body]
+        return fn
+
+    @staticmethod
+    def _scalar(kind: str, var: str, path: str, indent: str, present: str) -> list[str]:
+        p = repr(path)
+        if kind == "int":
+            return [
+                f"{indent}if {var}.__class__ is not int:",
+                f"{indent}    _not_int({var}, {p}, 'int')",
+                f"{indent}elif not -2147483648 <= {var} <= 2147483647:",
+                f"{indent}    _int_range({var}, {p})",
+            ]
+        if kind == "long":
+            return [
+                f"{indent}if {var}.__class__ is not int:",
+                f"{indent}    _not_int({var}, {p}, 'long')",
+            ]
+        if kind == "boolean":
+            return [
+                f"{indent}if {var}.__class__ is not bool:",
+                f"{indent}    _not_bool({var}, {p}, {present})",
+            ]
+        if kind == "float":
+            return [
+                f"{indent}if {var}.__class__ is float and {_FLOAT_MAX!r} < abs({var}) < _INF:",
+                f"{indent}    _float_range({var}, {p})",
+            ]
+        return []
+
+
+def compile_guard(parsed: Any) -> Callable[[Any], None] | None:
+    """A function raising ``SerializationError`` for values fastavro would write wrongly."""
+    named = dict(parsed.get("__named_schemas", {})) if isinstance(parsed, dict) else {}
+    builder = _GuardBuilder(named)
+    top = builder.check(parsed, "d", "", "    ", ())
+    if not top:
+        return None
+    source = "".join("\n".join(lines) + "\n\n" for lines in builder.functions.values())
+    source += "def _guard(d):\n" + "\n".join(top) + "\n"
+    namespace: dict[str, Any] = {
+        "_not_int": _not_int,
+        "_int_range": _int_range,
+        "_not_bool": _not_bool,
+        "_float_range": _float_range,
+        "_INF": float("inf"),
+    }
+    exec(compile(source, "<serdes.avro guard>", "exec"), namespace)
+    guard = namespace["_guard"]
+    guard.source = source
+    return guard
+
+
+def _mismatch(value: Any, parsed: Any, exc: BaseException) -> SerializationError:
+    """The record does not match the schema: say which field, from fastavro's validator."""
+    detail = f"{type(exc).__name__}: {exc}"
+    try:
+        validate(value, parsed, raise_errors=True)
+    except Exception as verr:  # fastavro.validation.ValidationError lists the field paths
+        errors = getattr(verr, "errors", None)
+        detail = "; ".join(str(e) for e in errors) if errors else str(verr)
+    err = SerializationError(f"record does not match the Avro schema: {detail}")
+    err.__cause__ = exc
+    return err
+
+
+class _Writer:
+    """Per subject: the framing prefix (or SchemaId for other id serializers) and the schema."""
+
+    __slots__ = ("guard", "is_bytes", "named", "parsed", "prefix", "schema_id")
+
+    def __init__(self, parsed: Any, schema_id: wire.SchemaId, prefix: bytes | None) -> None:
+        self.parsed = parsed
+        self.named = parsed.get("__named_schemas", {}) if isinstance(parsed, dict) else {}
+        self.schema_id = schema_id
+        self.prefix = prefix
+        self.is_bytes = _is_bytes(parsed)
+        self.guard = compile_guard(parsed)
+
+
+class AvroSerializer(Serializer):
+    """Avro binary with Schema Registry framing (``confluent_kafka...avro.AvroSerializer``).
+
+    ``conf``: ``auto.register.schemas`` (True), ``normalize.schemas`` (False), ``use.schema.id``,
+    ``use.latest.version`` (False), ``use.latest.with.metadata``, ``subject.name.strategy``
+    (callable), ``subject.name.strategy.type`` (TOPIC, RECORD, TOPIC_RECORD, ASSOCIATED: the
+    default), ``subject.name.strategy.conf``, ``schema.id.serializer``, ``validate.strict``,
+    ``validate.strict.allow.default``.
+    """
+
+    _default_conf: dict[str, Any] = {
+        **SERIALIZER_KEYS,
+        "validate.strict": False,
+        "validate.strict.allow.default": False,
+    }
+
+    def __init__(
+        self,
+        schema_registry_client: Any,
+        schema_str: str | Schema | None = None,
+        to_dict: Callable[[object, SerializationContext], dict] | None = None,
+        conf: dict[str, Any] | None = None,
+        rule_conf: dict[str, Any] | None = None,
+        rule_registry: Any = None,
+    ) -> None:
+        self._registry = schema_registry_client
+        self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=True)
+        self._strict = SerdeConf._bool(self._conf.raw, "validate.strict")
+        self._strict_allow_default = SerdeConf._bool(
+            self._conf.raw, "validate.strict.allow.default"
+        )
+        if to_dict is not None and not callable(to_dict):
+            raise ValueError(
+                "to_dict must be callable with the signature "
+                "to_dict(object, SerializationContext)->dict"
+            )
+        self._to_dict = to_dict
+        self._schema = _as_schema(schema_str)
+        self._parsed_cache: dict[Schema, Any] = {}
+        self._lock = threading.Lock()
+        self._writers: dict[str | None, _Writer] = {}
+        if self._schema is not None:
+            self._parsed = self._parse(self._schema)
+            self._schema_name = _record_name(self._schema, self._parsed)
+        else:
+            self._parsed = None
+            self._schema_name = None
+        self._subject_name = self._conf.subject_name
+        self._by_topic = not self._conf.strategy_is_custom and not self._conf.uses_latest
+        self._value_writers: dict[str, _Writer] = {}
+        self._key_writers: dict[str, _Writer] = {}
+        self._write_kwargs: dict[str, Any] = {}
+        if self._strict:
+            self._write_kwargs["strict"] = True
+        if self._strict_allow_default:
+            self._write_kwargs["strict_allow_default"] = True
+        self._write_options: dict[str, bool] | None = None
+        if _write_data is not None:
+            self._write_options = {
+                **_WRITE_OPTIONS,
+                "strict": self._strict,
+                "strict_allow_default": self._strict_allow_default,
+            }
+
+    def _parse(self, schema: Schema) -> Any:
+        parsed = self._parsed_cache.get(schema)
+        if parsed is None:
+            parsed = parse_avro_schema(schema, self._registry)
+            self._parsed_cache[schema] = parsed
+        return parsed
+
+    def _writer(self, subject: str | None) -> _Writer:
+        """Register or look up the schema under ``subject`` (once) and build its writer."""
+        with self._lock:
+            found = self._writers.get(subject)
+            if found is not None:
+                return found
+            if self._schema is None:
+                raise SerializationError(
+                    "AvroSerializer has no schema: pass schema_str, or use.latest.version"
+                )
+            if subject is None:
+                raise SerializationError(
+                    f"the subject name strategy gave no subject for record {self._schema_name!r}"
+                )
+            rs = register_or_lookup(self._registry, self._conf, subject, self._schema)
+            writer = self._make_writer(self._parsed, rs.schema_id, rs.guid)
+            self._writers[subject] = writer
+            return writer
+
+    def _make_writer(self, parsed: Any, schema_id: int | None, guid: str | None) -> _Writer:
+        sid = wire.SchemaId(_SCHEMA_TYPE, schema_id, guid)
+        prefix = (
+            wire.id_prefix(schema_id) if self._conf.prefix_ids and schema_id is not None else None
+        )
+        return _Writer(parsed, sid, prefix)
+
+    def _latest_writer(self, subject: str) -> _Writer:
+        rs = self._conf.latest_schema(self._registry, subject)
+        assert rs is not None
+        check_no_rules(rs.schema, f"subject {subject} schema id {rs.schema_id}")
+        key = (rs.schema_id, rs.guid, rs.schema)
+        found = self._latest_writers.get(key) if hasattr(self, "_latest_writers") else None
+        if found is None:
+            with self._lock:
+                if not hasattr(self, "_latest_writers"):
+                    self._latest_writers: dict[Any, _Writer] = {}
+                found = self._make_writer(self._parse(rs.schema), rs.schema_id, rs.guid)
+                self._latest_writers[key] = found
+        return found
+
+    def _writer_for(self, ctx: SerializationContext | None) -> _Writer:
+        subject = self._subject_name(ctx, self._schema_name)
+        if self._conf.uses_latest and subject is not None:
+            return self._latest_writer(subject)
+        writer = self._writers.get(subject)
+        if writer is None:
+            writer = self._writer(subject)
+        if self._by_topic and ctx is not None:
+            cache = self._value_writers if ctx.field == _VALUE else self._key_writers
+            cache[ctx.topic] = writer
+        return writer
+
+    def __call__(self, obj: object, ctx: SerializationContext | None = None) -> bytes | None:
+        if obj is None:
+            return None
+        if self._by_topic and ctx is not None:
+            # Built-in strategies give one subject per (topic, field): skip the strategy call.
+            cache = self._value_writers if ctx.field == _VALUE else self._key_writers
+            writer = cache.get(ctx.topic)
+            if writer is None:
+                writer = self._writer_for(ctx)
+        else:
+            writer = self._writer_for(ctx)
+        if self._to_dict is not None:
+            if ctx is None:
+                raise TypeError("SerializationContext cannot be None")
+            value = self._to_dict(obj, ctx)
+        else:
+            value = obj
+        if writer.is_bytes:
+            body = value if isinstance(value, bytes) else str(value).encode()
+            if writer.prefix is not None:
+                return writer.prefix + body
+            return self._conf.schema_id_serializer(body, ctx, writer.schema_id)
+        if writer.guard is not None:
+            writer.guard(value)
+        try:
+            if self._write_options is not None:
+                buf = bytearray(writer.prefix or b"")
+                _write_data(buf, value, writer.parsed, writer.named, "", self._write_options)
+                if writer.prefix is not None:
+                    return bytes(buf)
+                body = bytes(buf)
+            else:
+                out = _BytesIO()
+                if writer.prefix is not None:
+                    out.write(writer.prefix)
+                schemaless_writer(out, writer.parsed, value, **self._write_kwargs)
+                if writer.prefix is not None:
+                    return out.getvalue()
+                body = out.getvalue()
+        except SerializationError:
+            raise
+        except Exception as exc:
+            raise _mismatch(value, writer.parsed, exc) from exc
+        return self._conf.schema_id_serializer(body, ctx, writer.schema_id)
+
+
+class _Reader:
+    """Per writer schema (and reader schema): decode the data after the frame."""
+
+    __slots__ = ("is_bytes", "label", "reader", "writer")
+
+    def __init__(self, writer: Any, reader: Any, label: str) -> None:
+        self.writer = writer
+        self.reader = reader
+        self.label = label
+        self.is_bytes = _is_bytes(writer)
+
+
+class AvroDeserializer(Deserializer):
+    """Avro binary with Schema Registry framing to dicts (``...avro.AvroDeserializer``).
+
+    ``schema_str`` is the reader schema (writer->reader resolution per Avro's rules); without
+    it, the writer schema. ``conf``: ``use.latest.version``, ``use.latest.with.metadata`` (the
+    subject's latest schema as reader schema), ``subject.name.strategy``(``.type``/``.conf``),
+    ``schema.id.deserializer``.
+    """
+
+    _default_conf: dict[str, Any] = dict(DESERIALIZER_KEYS)
+
+    def __init__(
+        self,
+        schema_registry_client: Any,
+        schema_str: str | Schema | None = None,
+        from_dict: Callable[[dict, SerializationContext], object] | None = None,
+        return_record_name: bool = False,
+        conf: dict[str, Any] | None = None,
+        rule_conf: dict[str, Any] | None = None,
+        rule_registry: Any = None,
+    ) -> None:
+        self._registry = schema_registry_client
+        self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=False)
+        self._schema = _as_schema(schema_str)
+        self._parsed_cache: dict[Schema, Any] = {}
+        self._reader_schema = self._parse(self._schema) if self._schema is not None else None
+        if from_dict is not None and not callable(from_dict):
+            raise ValueError(
+                "from_dict must be callable with the signature "
+                "from_dict(SerializationContext, dict) -> object"
+            )
+        self._from_dict = from_dict
+        if not isinstance(return_record_name, bool):
+            raise ValueError("return_record_name must be a boolean value")
+        self._return_record_name = return_record_name
+        self._lock = threading.Lock()
+        # Fast path: key is the schema id (or (subject, id) with a custom strategy, whose
+        # subjects may name different contexts).
+        self._readers: dict[Any, _Reader] = {}
+        self._plain = (
+            self._conf.dual_ids
+            and not self._conf.use_latest_version
+            and self._conf.use_latest_with_metadata is None
+            and not self._conf.strategy_is_custom
+        )
+
+    def _parse(self, schema: Schema) -> Any:
+        parsed = self._parsed_cache.get(schema)
+        if parsed is None:
+            parsed = parse_avro_schema(schema, self._registry)
+            self._parsed_cache[schema] = parsed
+        return parsed
+
+    def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
+        if data is None:
+            return None
+        if self._plain and len(data) > 5 and data[0] == 0 and (ctx is None or not ctx.headers):
+            reader = self._readers.get(int.from_bytes(data[1:5], "big"))
+            if reader is not None:
+                return self._decode(reader, data, 5, ctx)
+        return self._deserialize(data, ctx)
+
+    def _deserialize(self, data: bytes, ctx: SerializationContext | None) -> Any:
+        if self._conf.dual_ids:
+            header = wire.schema_id_header(ctx)
+            if header is not None:
+                frame = wire.read_frame(header)
+                frame.offset = 0
+            else:
+                frame = wire.read_frame(data)
+        else:
+            sid = wire.SchemaId(_SCHEMA_TYPE)
+            rest = self._conf.schema_id_deserializer(data, ctx, sid)
+            frame = wire.Frame(sid.id, sid.guid, None, 0)
+            data = rest.read() if hasattr(rest, "read") else bytes(rest)
+        subject = subject_or_none(self._conf.subject_name, ctx, None)
+        key: Any = frame.schema_id if frame.schema_id is not None else str(frame.guid)
+        if self._conf.strategy_is_custom:
+            key = (subject, key)
+        reader = None if self._conf.uses_latest else self._readers.get(key)
+        if reader is None:
+            reader = self._load(frame, subject, ctx, key)
+        return self._decode(reader, data, frame.offset, ctx)
+
+    def _load(
+        self, frame: wire.Frame, subject: str | None, ctx: SerializationContext | None, key: Any
+    ) -> _Reader:
+        label = f"id {frame.schema_id}" if frame.schema_id is not None else f"GUID {frame.guid}"
+        if self._registry is None:
+            raise SerializationError(f"schema {label}: no SchemaRegistryClient to fetch it with")
+        writer_schema, _ = fetch_writer_schema(self._registry, frame.schema_id, frame.guid, subject)
+        check_no_rules(writer_schema, f"writer schema {label}")
+        writer = self._parse(writer_schema)
+        if subject is None and ctx is not None and isinstance(writer, dict):
+            subject = self._conf.subject_name(ctx, writer.get("name"))
+        reader_schema = self._reader_schema
+        if self._conf.uses_latest and subject is not None:
+            latest = self._conf.latest_schema(self._registry, subject)
+            if latest is not None:
+                check_no_rules(latest.schema, f"subject {subject} latest schema")
+                reader_schema = self._parse(latest.schema)
+        reader = _Reader(writer, reader_schema, label)
+        if not self._conf.uses_latest:
+            with self._lock:
+                self._readers[key] = reader
+        return reader
+
+    def _decode(
+        self, reader: _Reader, data: bytes, offset: int, ctx: SerializationContext | None
+    ) -> Any:
+        if reader.is_bytes:
+            value: Any = bytes(data[offset:])
+        else:
+            stream = _BytesIO(data)
+            stream.seek(offset)
+            try:
+                value = schemaless_reader(
+                    stream, reader.writer, reader.reader, self._return_record_name
+                )
+            except Exception as exc:
+                raise SerializationError(
+                    f"payload does not decode as Avro with writer schema {reader.label}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            end = stream.tell()
+            if end != len(data):
+                raise SerializationError(
+                    f"payload does not decode as Avro with writer schema {reader.label}: "
+                    f"{len(data) - end} bytes left over after the record (bytes {end}-"
+                    f"{len(data) - 1}); it was written with a different schema"
+                )
+        if self._from_dict is not None:
+            if ctx is None:
+                raise TypeError("SerializationContext cannot be None")
+            return self._from_dict(value, ctx)
+        return value

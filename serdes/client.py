@@ -1,0 +1,890 @@
+"""A Schema Registry REST client with confluent-kafka's configuration keys and method names.
+
+Transport: urllib3 connection pools (measured ~1.3-1.6x the request rate of httpx against our
+server on loopback; the REST calls are off the hot path anyway). Each base URL is tried in
+turn; on one URL, transport errors and HTTP 408/429/500/502/503/504 are retried up to
+``max.retries`` times with full-jitter exponential backoff (``retries.wait.ms`` doubling, at
+most ``retries.max.wait.ms``), then the next URL is tried. Other statuses fail at once.
+
+Caches (thread-safe: one lock for writes, lock-free dict reads):
+- id -> schema, GUID -> schema, (subject, schema) -> registered id, (subject, version) -> schema:
+  unbounded, like confluent-kafka's (ids and versions are immutable);
+- latest version and latest-with-metadata: ``cache.capacity`` entries (LRU), and
+  ``cache.latest.ttl.sec`` when set.
+Steady-state serializing and deserializing therefore makes no HTTP call.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import ssl
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
+
+import orjson
+import urllib3
+
+from serdes.errors import SchemaRegistryError
+from serdes.schema import RegisteredSchema, Schema, SchemaVersion, ServerConfig
+
+__all__ = ["Association", "SchemaRegistryClient"]
+
+_RETRIABLE = frozenset((408, 429, 500, 502, 503, 504))
+_ACCEPT = (
+    "application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json, application/json"
+)
+_CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+_CLIENT_VERSION = "python/serdes-0.1"
+
+
+def _q(segment: str) -> str:
+    return quote(segment, safe="")
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+@dataclass(frozen=True)
+class Association:
+    """A subject associated with a resource (a topic), as ``/associations`` answers."""
+
+    subject: str | None
+    guid: str | None
+    resource_name: str | None
+    resource_namespace: str | None
+    resource_id: str | None
+    resource_type: str | None
+    association_type: str | None
+    frozen: bool = False
+
+    @classmethod
+    def from_dict(cls, src: dict[str, Any]) -> Association:
+        return cls(
+            subject=src.get("subject"),
+            guid=src.get("guid"),
+            resource_name=src.get("resourceName"),
+            resource_namespace=src.get("resourceNamespace"),
+            resource_id=src.get("resourceId"),
+            resource_type=src.get("resourceType"),
+            association_type=src.get("associationType"),
+            frozen=bool(src.get("frozen", False)),
+        )
+
+
+class _BoundedCache:
+    """LRU with an optional time to live; guarded by the caller's lock."""
+
+    def __init__(self, capacity: int, ttl: float | None) -> None:
+        self.capacity = max(1, capacity)
+        self.ttl = ttl
+        self._items: OrderedDict[Any, tuple[float, Any]] = OrderedDict()
+
+    def get(self, key: Any) -> Any:
+        item = self._items.get(key)
+        if item is None:
+            return None
+        expires, value = item
+        if self.ttl is not None and time.monotonic() >= expires:
+            del self._items[key]
+            return None
+        self._items.move_to_end(key)
+        return value
+
+    def put(self, key: Any, value: Any) -> None:
+        expires = time.monotonic() + self.ttl if self.ttl is not None else 0.0
+        self._items[key] = (expires, value)
+        self._items.move_to_end(key)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+
+    def discard_where(self, pred: Callable[[Any], bool]) -> None:
+        for key in [k for k in self._items if pred(k)]:
+            del self._items[key]
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+class _Bearer:
+    """Bearer-token headers: STATIC_TOKEN, CUSTOM (a function), OAUTHBEARER (client credentials)."""
+
+    def __init__(self, source: str, conf: dict[str, Any], transport: _Transport) -> None:
+        self.source = source
+        self._transport = transport
+        self._token: str | None = None
+        self._expires = 0.0
+        self._lock = threading.Lock()
+        self._fn: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+        if source == "CUSTOM":
+            fn = conf.pop("bearer.auth.custom.provider.function", None)
+            if not callable(fn):
+                raise ValueError("bearer.auth.custom.provider.function must be a callable")
+            self._fn = fn
+            self._fn_conf = conf.pop("bearer.auth.custom.provider.config", {}) or {}
+            return
+        if "bearer.auth.logical.cluster" not in conf:
+            raise ValueError(
+                "Missing required bearer configuration properties: bearer.auth.logical.cluster"
+            )
+        self.logical_cluster = str(conf.pop("bearer.auth.logical.cluster"))
+        self.identity_pool = conf.pop("bearer.auth.identity.pool.id", None)
+        if source == "STATIC_TOKEN":
+            if "bearer.auth.token" not in conf:
+                raise ValueError("Missing bearer.auth.token")
+            self._token = str(conf.pop("bearer.auth.token"))
+            self._expires = float("inf")
+        elif source == "OAUTHBEARER":
+            needed = (
+                "bearer.auth.client.id",
+                "bearer.auth.client.secret",
+                "bearer.auth.scope",
+                "bearer.auth.issuer.endpoint.url",
+            )
+            missing = [k for k in needed if k not in conf]
+            if missing:
+                raise ValueError(
+                    "Missing required OAuth configuration properties: " + ", ".join(missing)
+                )
+            self.client_id = str(conf.pop("bearer.auth.client.id"))
+            self.client_secret = str(conf.pop("bearer.auth.client.secret"))
+            self.scope = str(conf.pop("bearer.auth.scope"))
+            self.endpoint = str(conf.pop("bearer.auth.issuer.endpoint.url"))
+        else:
+            raise ValueError(
+                f"Unrecognized bearer.auth.credentials.source {source!r}: serdes "
+                "supports STATIC_TOKEN, OAUTHBEARER and CUSTOM"
+            )
+
+    def _fetch(self) -> None:
+        body = urlencode({"grant_type": "client_credentials", "scope": self.scope})
+        basic = base64.b64encode(f"{self.client_id}:{self.client_secret}".encode()).decode()
+        resp = self._transport.pool.request(
+            "POST",
+            self.endpoint,
+            body=body,
+            retries=False,
+            timeout=self._transport.timeout,
+            headers={
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Authorization": f"Basic {basic}",
+            },
+        )
+        if resp.status != 200:
+            raise SchemaRegistryError(
+                resp.status,
+                -1,
+                f"OAuth token request to {self.endpoint} failed: {resp.data[:200]!r}",
+            )
+        doc = orjson.loads(resp.data)
+        self._token = doc["access_token"]
+        self._expires = time.monotonic() + 0.8 * float(doc.get("expires_in", 3600))
+
+    def headers(self) -> dict[str, str]:
+        if self._fn is not None:
+            fields = self._fn(self._fn_conf)
+            missing = [
+                k for k in ("bearer.auth.token", "bearer.auth.logical.cluster") if k not in fields
+            ]
+            if missing:
+                raise ValueError(
+                    "Missing required bearer auth fields, needs to be set in config "
+                    "or custom function: " + ", ".join(missing)
+                )
+            out = {
+                "Authorization": f"Bearer {fields['bearer.auth.token']}",
+                "target-sr-cluster": str(fields["bearer.auth.logical.cluster"]),
+            }
+            if fields.get("bearer.auth.identity.pool.id") is not None:
+                out["Confluent-Identity-Pool-Id"] = str(fields["bearer.auth.identity.pool.id"])
+            return out
+        if time.monotonic() >= self._expires:
+            with self._lock:
+                if time.monotonic() >= self._expires:
+                    self._fetch()
+        out = {"Authorization": f"Bearer {self._token}", "target-sr-cluster": self.logical_cluster}
+        if self.identity_pool is not None:
+            out["Confluent-Identity-Pool-Id"] = str(self.identity_pool)
+        return out
+
+
+def _number(conf: dict[str, Any], key: str, default: float | None) -> float | None:
+    value = conf.pop(key, None)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{key} must be a number, not {type(value)}")
+    return value
+
+
+class _Transport:
+    """Requests with failover across URLs, retries with backoff, auth and TLS."""
+
+    def __init__(self, conf: dict[str, Any]) -> None:
+        url = conf.pop("url", None)
+        if url is None:
+            raise ValueError("Missing required configuration property url")
+        if not isinstance(url, str):
+            raise TypeError(f"url must be a str, not {type(url)}")
+        userinfo: tuple[str, str] | None = None
+        self.base_urls: list[str] = []
+        for raw in url.split(","):
+            raw = raw.strip().rstrip("/")
+            if not raw:
+                continue
+            if not raw.startswith(("http://", "https://")):
+                raise ValueError(f"Invalid url {raw}")
+            parts = urlsplit(raw)
+            if parts.username is not None and userinfo is None:
+                userinfo = (unquote(parts.username), unquote(parts.password or ""))
+            netloc = parts.hostname or ""
+            if ":" in netloc:
+                netloc = f"[{netloc}]"
+            if parts.port is not None:
+                netloc += f":{parts.port}"
+            self.base_urls.append(urlunsplit((parts.scheme, netloc, parts.path, "", "")))
+        if not self.base_urls:
+            raise ValueError("Missing required configuration property url")
+
+        conf.pop("basic.auth.credentials.source", None)
+        if "basic.auth.user.info" in conf:
+            if userinfo is not None:
+                raise ValueError(
+                    "basic.auth.user.info configured with userinfo credentials in "
+                    "the URL. Remove userinfo credentials from the url or remove "
+                    "basic.auth.user.info from the configuration"
+                )
+            pair = str(conf.pop("basic.auth.user.info")).split(":", 1)
+            if len(pair) != 2:
+                raise ValueError(
+                    "basic.auth.user.info must be in the form of {username}:{password}"
+                )
+            userinfo = (pair[0], pair[1])
+        self.base_headers: dict[str, str] = {
+            "Accept": _ACCEPT,
+            "Confluent-Client-Version": _CLIENT_VERSION,
+        }
+        if userinfo is not None and userinfo != ("", ""):
+            token = base64.b64encode(f"{userinfo[0]}:{userinfo[1]}".encode()).decode()
+            self.base_headers["Authorization"] = f"Basic {token}"
+
+        timeout = _number(conf, "timeout", None)
+        self.timeout = urllib3.Timeout(total=timeout) if timeout is not None else None
+        self.cache_capacity = int(_number(conf, "cache.capacity", 1000) or 1000)
+        self.cache_latest_ttl_sec = _number(conf, "cache.latest.ttl.sec", None)
+        self.max_retries = int(_number(conf, "max.retries", 3) or 0)
+        self.retries_wait_ms = float(_number(conf, "retries.wait.ms", 1000) or 0)
+        self.retries_max_wait_ms = float(_number(conf, "retries.max.wait.ms", 20000) or 0)
+
+        tls: dict[str, Any] = {}
+        ca = conf.pop("ssl.ca.location", None)
+        key = conf.pop("ssl.key.location", None)
+        key_password = conf.pop("ssl.key.password", None)
+        cert = conf.pop("ssl.certificate.location", None)
+        if (key is not None or key_password is not None) and cert is None:
+            raise ValueError(
+                "ssl.certificate.location required when configuring "
+                "ssl.key.location or ssl.key.password"
+            )
+        if ca is False:
+            tls["cert_reqs"] = ssl.CERT_NONE
+            tls["assert_hostname"] = False
+        elif isinstance(ca, str):
+            tls["ca_cert_dir" if _is_dir(ca) else "ca_certs"] = ca
+        if cert is not None:
+            tls["cert_file"] = cert
+            if key is not None:
+                tls["key_file"] = key
+            if key_password is not None:
+                tls["key_password"] = key_password
+        proxy = conf.pop("proxy", None)
+        common = {"maxsize": 8, "retries": False, "timeout": self.timeout, **tls}
+        self.pool: urllib3.PoolManager = (
+            urllib3.ProxyManager(proxy, **common) if proxy else urllib3.PoolManager(**common)
+        )
+
+        source = conf.pop("bearer.auth.credentials.source", None)
+        self.bearer = _Bearer(str(source), conf, self) if source is not None else None
+
+    def _backoff(self, attempt: int) -> None:
+        ceiling = min(self.retries_wait_ms * (2.0**attempt), self.retries_max_wait_ms)
+        time.sleep(random.random() * ceiling / 1000.0)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        query: dict[str, Any] | list[tuple[str, Any]] | None = None,
+        body: Any = None,
+    ) -> Any:
+        headers = dict(self.base_headers)
+        payload = None
+        if body is not None:
+            payload = orjson.dumps(body)
+            headers["Content-Type"] = _CONTENT_TYPE
+            headers["Confluent-Accept-Unknown-Properties"] = "true"
+        if self.bearer is not None:
+            headers.update(self.bearer.headers())
+        target = path
+        if query:
+            target += ("&" if "?" in path else "?") + urlencode(query, doseq=True)
+
+        last_status: int | None = None
+        last_body = b""
+        last_error: Exception | None = None
+        for base in self.base_urls:
+            url = f"{base}/{target}"
+            for attempt in range(self.max_retries + 1):
+                try:
+                    resp = self.pool.request(method, url, body=payload, headers=headers)
+                except urllib3.exceptions.HTTPError as exc:
+                    last_error, last_status = exc, None
+                    if attempt < self.max_retries:
+                        self._backoff(attempt)
+                        continue
+                    break
+                status = resp.status
+                if 200 <= status < 300:
+                    if status == 204 or not resp.data:
+                        return None
+                    return orjson.loads(resp.data)
+                last_status, last_body, last_error = status, resp.data, None
+                if status not in _RETRIABLE:
+                    raise _registry_error(status, last_body)
+                if attempt < self.max_retries:
+                    self._backoff(attempt)
+                    continue
+                break
+        if last_status is not None:
+            raise _registry_error(last_status, last_body)
+        raise SchemaRegistryError(
+            -1,
+            -1,
+            f"could not reach the Schema Registry at {', '.join(self.base_urls)}: {last_error}",
+        )
+
+    def close(self) -> None:
+        self.pool.clear()
+
+
+def _is_dir(path: str) -> bool:
+    import os
+
+    return os.path.isdir(path)
+
+
+def _registry_error(status: int, data: bytes) -> SchemaRegistryError:
+    try:
+        doc = orjson.loads(data)
+        if isinstance(doc, dict) and "error_code" in doc:
+            return SchemaRegistryError(status, int(doc["error_code"]), str(doc.get("message")))
+    except orjson.JSONDecodeError:
+        pass
+    return SchemaRegistryError(status, -1, f"Unknown Schema Registry Error: {data[:500]!r}")
+
+
+def _body(schema: Any) -> dict[str, Any]:
+    """The request body for a schema: ours or confluent-kafka's ``Schema`` (both ``to_dict``)."""
+    out = schema.to_dict()
+    out.setdefault("references", [])
+    return out
+
+
+def _as_schema(schema: Any) -> Schema:
+    return schema if isinstance(schema, Schema) else Schema.from_dict(_body(schema))
+
+
+class SchemaRegistryClient:
+    """A Confluent Schema Registry client (configuration keys as confluent-kafka's).
+
+    ``url`` (comma-separated list, tried in order), ``basic.auth.user.info`` (or userinfo in the
+    URL), ``bearer.auth.credentials.source`` (STATIC_TOKEN with ``bearer.auth.token``,
+    ``bearer.auth.logical.cluster``, ``bearer.auth.identity.pool.id``; OAUTHBEARER with
+    ``bearer.auth.client.id/client.secret/scope/issuer.endpoint.url``; CUSTOM with
+    ``bearer.auth.custom.provider.function/config``), ``ssl.ca.location`` (file, directory, or
+    False to skip verification), ``ssl.certificate.location``, ``ssl.key.location``,
+    ``ssl.key.password``, ``proxy``, ``timeout`` (seconds), ``max.retries`` (3),
+    ``retries.wait.ms`` (1000), ``retries.max.wait.ms`` (20000), ``cache.capacity`` (1000),
+    ``cache.latest.ttl.sec``. Unknown keys raise ``ValueError``.
+    """
+
+    def __init__(self, conf: dict[str, Any]) -> None:
+        self._conf = conf
+        rest = dict(conf)
+        self._rest = _Transport(rest)
+        if rest:
+            raise ValueError(f"Unrecognized properties: {', '.join(rest)}")
+        self._lock = threading.Lock()
+        # (subject or None, id) -> (guid, Schema)
+        self._by_id: dict[tuple[str | None, int], tuple[str | None, Schema]] = {}
+        self._by_guid: dict[str, Schema] = {}
+        # (subject, Schema, normalize) -> RegisteredSchema, from register and lookup
+        self._registered: dict[tuple[str, Any, bool], RegisteredSchema] = {}
+        self._looked_up: dict[tuple[str, Any, bool, bool], RegisteredSchema] = {}
+        self._by_version: dict[tuple[str, int], RegisteredSchema] = {}
+        # (subject, id) -> RegisteredSchema (for use.schema.id)
+        self._by_subject_id: dict[tuple[str, int], RegisteredSchema] = {}
+        capacity = self._rest.cache_capacity
+        ttl = self._rest.cache_latest_ttl_sec
+        self._latest = _BoundedCache(capacity, ttl)
+        self._latest_meta = _BoundedCache(capacity, ttl)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def __enter__(self) -> SchemaRegistryClient:
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._rest.close()
+
+    def config(self) -> dict[str, Any]:
+        return self._conf
+
+    @staticmethod
+    def new_client(conf: dict[str, Any]) -> SchemaRegistryClient:
+        return SchemaRegistryClient(conf)
+
+    def clear_latest_caches(self) -> None:
+        with self._lock:
+            self._latest.clear()
+            self._latest_meta.clear()
+
+    def clear_caches(self) -> None:
+        with self._lock:
+            self._latest.clear()
+            self._latest_meta.clear()
+            self._by_id.clear()
+            self._by_guid.clear()
+            self._registered.clear()
+            self._looked_up.clear()
+            self._by_version.clear()
+            self._by_subject_id.clear()
+
+    def _remember(self, subject: str | None, rs: RegisteredSchema) -> None:
+        with self._lock:
+            if rs.schema_id is not None:
+                self._by_id[(subject, rs.schema_id)] = (rs.guid, rs.schema)
+                if rs.subject is not None:
+                    self._by_subject_id[(rs.subject, rs.schema_id)] = rs
+            if rs.guid is not None:
+                self._by_guid[rs.guid] = rs.schema
+            if rs.subject is not None and rs.version is not None:
+                self._by_version[(rs.subject, rs.version)] = rs
+
+    # -- schemas ---------------------------------------------------------------------------
+
+    def register_schema(
+        self, subject_name: str, schema: Schema, normalize_schemas: bool = False
+    ) -> int:
+        rs = self.register_schema_full_response(subject_name, schema, normalize_schemas)
+        assert rs.schema_id is not None
+        return rs.schema_id
+
+    def register_schema_full_response(
+        self, subject_name: str, schema: Schema, normalize_schemas: bool = False
+    ) -> RegisteredSchema:
+        key = (subject_name, schema, normalize_schemas)
+        cached = self._registered.get(key)
+        if cached is not None:
+            return cached
+        resp = self._rest.request(
+            "POST",
+            f"subjects/{_q(subject_name)}/versions",
+            {"normalize": _flag(normalize_schemas)},
+            _body(schema),
+        )
+        answered = RegisteredSchema.from_dict(resp)
+        rs = RegisteredSchema(
+            schema_id=answered.schema_id,
+            guid=answered.guid,
+            schema=answered.schema
+            if answered.schema.schema_str is not None
+            else _as_schema(schema),
+            subject=answered.subject or subject_name,
+            version=answered.version,
+        )
+        with self._lock:
+            self._registered[key] = rs
+        with self._lock:
+            if rs.schema_id is not None:
+                self._by_id[(subject_name, rs.schema_id)] = (rs.guid, rs.schema)
+            if rs.guid is not None:
+                self._by_guid[rs.guid] = rs.schema
+        return rs
+
+    def get_schema(
+        self,
+        schema_id: int,
+        subject_name: str | None = None,
+        fmt: str | None = None,
+        reference_format: str | None = None,
+    ) -> Schema:
+        key = (subject_name, schema_id) if fmt is None and reference_format is None else None
+        if key is not None:
+            hit = self._by_id.get(key)
+            if hit is not None:
+                return hit[1]
+        query: dict[str, Any] = {}
+        if subject_name is not None:
+            query["subject"] = subject_name
+        if fmt is not None:
+            query["format"] = fmt
+        if reference_format is not None:
+            query["reference_format"] = reference_format
+        resp = self._rest.request("GET", f"schemas/ids/{int(schema_id)}", query)
+        rs = RegisteredSchema.from_dict(resp)
+        if key is not None:
+            with self._lock:
+                self._by_id[key] = (rs.guid, rs.schema)
+                if rs.guid is not None:
+                    self._by_guid[rs.guid] = rs.schema
+        return rs.schema
+
+    def get_schema_full_response(
+        self, schema_id: int, subject_name: str | None = None, fmt: str | None = None
+    ) -> RegisteredSchema:
+        """The schema with its GUID (when the registry gives one); cached like ``get_schema``."""
+        schema = self.get_schema(schema_id, subject_name, fmt)
+        hit = self._by_id.get((subject_name, schema_id))
+        guid = hit[0] if hit is not None else None
+        return RegisteredSchema(
+            schema_id=schema_id, guid=guid, schema=schema, subject=subject_name, version=None
+        )
+
+    def get_schema_by_guid(self, guid: str, fmt: str | None = None) -> Schema:
+        guid = str(guid)
+        if fmt is None:
+            hit = self._by_guid.get(guid)
+            if hit is not None:
+                return hit
+        query = {"format": fmt} if fmt is not None else None
+        resp = self._rest.request("GET", f"schemas/guids/{_q(guid)}", query)
+        rs = RegisteredSchema.from_dict(resp)
+        if fmt is None:
+            with self._lock:
+                self._by_guid[guid] = rs.schema
+                if rs.schema_id is not None:
+                    self._by_id.setdefault((None, rs.schema_id), (guid, rs.schema))
+        return rs.schema
+
+    def get_schema_types(self) -> list[str]:
+        return self._rest.request("GET", "schemas/types")
+
+    def get_subjects_by_schema_id(
+        self,
+        schema_id: int,
+        subject_name: str | None = None,
+        deleted: bool = False,
+        offset: int = 0,
+        limit: int = -1,
+    ) -> list[str]:
+        query: dict[str, Any] = {"offset": offset, "limit": limit}
+        if subject_name is not None:
+            query["subject"] = subject_name
+        if deleted:
+            query["deleted"] = "true"
+        return self._rest.request("GET", f"schemas/ids/{int(schema_id)}/subjects", query)
+
+    def get_schema_versions(
+        self,
+        schema_id: int,
+        subject_name: str | None = None,
+        deleted: bool = False,
+        offset: int = 0,
+        limit: int = -1,
+    ) -> list[SchemaVersion]:
+        query: dict[str, Any] = {"offset": offset, "limit": limit}
+        if subject_name is not None:
+            query["subject"] = subject_name
+        if deleted:
+            query["deleted"] = "true"
+        resp = self._rest.request("GET", f"schemas/ids/{int(schema_id)}/versions", query)
+        return [SchemaVersion.from_dict(item) for item in resp]
+
+    def lookup_schema(
+        self,
+        subject_name: str,
+        schema: Schema,
+        normalize_schemas: bool = False,
+        fmt: str | None = None,
+        deleted: bool = False,
+    ) -> RegisteredSchema:
+        key = (subject_name, schema, normalize_schemas, deleted)
+        if fmt is None:
+            cached = self._looked_up.get(key)
+            if cached is not None:
+                return cached
+        query: dict[str, Any] = {"normalize": _flag(normalize_schemas), "deleted": _flag(deleted)}
+        if fmt is not None:
+            query["format"] = fmt
+        resp = self._rest.request("POST", f"subjects/{_q(subject_name)}", query, _body(schema))
+        answered = RegisteredSchema.from_dict(resp)
+        rs = RegisteredSchema(
+            schema_id=answered.schema_id,
+            guid=answered.guid,
+            schema=_as_schema(schema),
+            subject=answered.subject,
+            version=answered.version,
+        )
+        if fmt is None:
+            with self._lock:
+                self._looked_up[key] = rs
+                if rs.schema_id is not None and rs.subject is not None:
+                    self._by_subject_id[(rs.subject, rs.schema_id)] = rs
+        return rs
+
+    def get_registered_by_subject_id(self, subject: str, schema_id: int) -> RegisteredSchema | None:
+        """A registration seen before (lookup, version fetch) of ``schema_id`` under ``subject``."""
+        return self._by_subject_id.get((subject, schema_id))
+
+    # -- subjects and versions -------------------------------------------------------------
+
+    def get_subjects(
+        self,
+        subject_prefix: str | None = None,
+        deleted: bool = False,
+        deleted_only: bool = False,
+        offset: int = 0,
+        limit: int = -1,
+    ) -> list[str]:
+        query: dict[str, Any] = {
+            "deleted": _flag(deleted),
+            "deleted_only": _flag(deleted_only),
+            "offset": offset,
+            "limit": limit,
+        }
+        if subject_prefix is not None:
+            query["subjectPrefix"] = subject_prefix
+        return self._rest.request("GET", "subjects", query)
+
+    def delete_subject(self, subject_name: str, permanent: bool = False) -> list[int]:
+        query = {"permanent": "true"} if permanent else None
+        versions = self._rest.request("DELETE", f"subjects/{_q(subject_name)}", query)
+        with self._lock:
+            self._latest.discard_where(lambda k: k == subject_name)
+            self._latest_meta.discard_where(lambda k: k[0] == subject_name)
+            if permanent:
+                for cache in (
+                    self._registered,
+                    self._looked_up,
+                    self._by_version,
+                    self._by_subject_id,
+                ):
+                    for k in [k for k in cache if k[0] == subject_name]:
+                        del cache[k]
+                for k in [k for k in self._by_id if k[0] == subject_name]:
+                    del self._by_id[k]
+        return versions
+
+    def get_latest_version(self, subject_name: str, fmt: str | None = None) -> RegisteredSchema:
+        key = subject_name if fmt is None else (subject_name, fmt)
+        with self._lock:
+            cached = self._latest.get(key)
+        if cached is not None:
+            return cached
+        query = {"format": fmt} if fmt is not None else None
+        resp = self._rest.request("GET", f"subjects/{_q(subject_name)}/versions/latest", query)
+        rs = RegisteredSchema.from_dict(resp)
+        with self._lock:
+            self._latest.put(key, rs)
+        if fmt is None:
+            self._remember(None, rs)
+        return rs
+
+    def get_latest_with_metadata(
+        self,
+        subject_name: str,
+        metadata: dict[str, str],
+        deleted: bool = False,
+        fmt: str | None = None,
+    ) -> RegisteredSchema:
+        key = (subject_name, frozenset(metadata.items()), deleted, fmt)
+        with self._lock:
+            cached = self._latest_meta.get(key)
+        if cached is not None:
+            return cached
+        query: list[tuple[str, Any]] = [("deleted", _flag(deleted))]
+        if fmt is not None:
+            query.append(("format", fmt))
+        query.extend(("key", k) for k in metadata)
+        query.extend(("value", v) for v in metadata.values())
+        resp = self._rest.request("GET", f"subjects/{_q(subject_name)}/metadata", query)
+        rs = RegisteredSchema.from_dict(resp)
+        with self._lock:
+            self._latest_meta.put(key, rs)
+        return rs
+
+    def get_version(
+        self,
+        subject_name: str,
+        version: int | Literal["latest"] = "latest",
+        deleted: bool = False,
+        fmt: str | None = None,
+    ) -> RegisteredSchema:
+        cacheable = version != "latest" and fmt is None
+        if cacheable:
+            cached = self._by_version.get((subject_name, int(version)))
+            if cached is not None:
+                return cached
+        query: dict[str, Any] = {"deleted": _flag(deleted)}
+        if fmt is not None:
+            query["format"] = fmt
+        resp = self._rest.request(
+            "GET", f"subjects/{_q(subject_name)}/versions/{_q(str(version))}", query
+        )
+        rs = RegisteredSchema.from_dict(resp)
+        if fmt is None:
+            self._remember(None, rs)
+        return rs
+
+    def get_referenced_by(
+        self,
+        subject_name: str,
+        version: int | Literal["latest"] = "latest",
+        offset: int = 0,
+        limit: int = -1,
+    ) -> list[int]:
+        return self._rest.request(
+            "GET",
+            f"subjects/{_q(subject_name)}/versions/{_q(str(version))}/referencedby",
+            {"offset": offset, "limit": limit},
+        )
+
+    def get_versions(
+        self,
+        subject_name: str,
+        deleted: bool = False,
+        deleted_only: bool = False,
+        offset: int = 0,
+        limit: int = -1,
+    ) -> list[int]:
+        query = {
+            "deleted": _flag(deleted),
+            "deleted_only": _flag(deleted_only),
+            "offset": offset,
+            "limit": limit,
+        }
+        return self._rest.request("GET", f"subjects/{_q(subject_name)}/versions", query)
+
+    def delete_version(self, subject_name: str, version: int, permanent: bool = False) -> int:
+        query = {"permanent": "true"} if permanent else None
+        resp = self._rest.request(
+            "DELETE", f"subjects/{_q(subject_name)}/versions/{_q(str(version))}", query
+        )
+        with self._lock:
+            self._latest.discard_where(lambda k: k == subject_name)
+            self._latest_meta.discard_where(lambda k: k[0] == subject_name)
+            gone = self._by_version.pop((subject_name, int(version)), None)
+            if gone is not None:
+                for cache in (self._registered, self._looked_up):
+                    for k in [k for k, v in cache.items() if k[0] == subject_name and v == gone]:
+                        del cache[k]
+                self._by_subject_id.pop((subject_name, gone.schema_id or -1), None)
+        return resp
+
+    # -- compatibility, config, mode, contexts ----------------------------------------------
+
+    def test_compatibility(
+        self,
+        subject_name: str,
+        schema: Schema,
+        version: int | str = "latest",
+        normalize: bool = False,
+        verbose: bool = False,
+    ) -> bool:
+        resp = self._rest.request(
+            "POST",
+            f"compatibility/subjects/{_q(subject_name)}/versions/{_q(str(version))}",
+            {"normalize": _flag(normalize), "verbose": _flag(verbose)},
+            _body(schema),
+        )
+        return bool(resp["is_compatible"])
+
+    def test_compatibility_all_versions(
+        self, subject_name: str, schema: Schema, normalize: bool = False, verbose: bool = False
+    ) -> bool:
+        resp = self._rest.request(
+            "POST",
+            f"compatibility/subjects/{_q(subject_name)}/versions",
+            {"normalize": _flag(normalize), "verbose": _flag(verbose)},
+            _body(schema),
+        )
+        return bool(resp["is_compatible"])
+
+    def set_compatibility(self, subject_name: str | None = None, level: str | None = None) -> Any:
+        if level is None:
+            raise ValueError("level must be set")
+        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        return self._rest.request("PUT", path, body={"compatibility": str(level).upper()})
+
+    def get_compatibility(self, subject_name: str | None = None) -> str:
+        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        return self._rest.request("GET", path)["compatibilityLevel"]
+
+    def set_config(
+        self, subject_name: str | None = None, config: ServerConfig | None = None
+    ) -> Any:
+        if config is None:
+            raise ValueError("config must be set")
+        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        return self._rest.request("PUT", path, body=config.to_dict())
+
+    def delete_config(self, subject_name: str | None = None) -> ServerConfig:
+        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        return ServerConfig.from_dict(self._rest.request("DELETE", path))
+
+    def get_config(self, subject_name: str | None = None) -> ServerConfig:
+        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        return ServerConfig.from_dict(self._rest.request("GET", path))
+
+    def get_mode(self, subject_name: str) -> str:
+        return self._rest.request("GET", f"mode/{_q(subject_name)}")["mode"]
+
+    def update_mode(self, subject_name: str, mode: str, force: bool = False) -> str:
+        return self._rest.request(
+            "PUT", f"mode/{_q(subject_name)}", {"force": _flag(force)}, {"mode": mode}
+        )["mode"]
+
+    def delete_mode(self, subject_name: str) -> str:
+        return self._rest.request("DELETE", f"mode/{_q(subject_name)}")["mode"]
+
+    def get_global_mode(self) -> str:
+        return self._rest.request("GET", "mode")["mode"]
+
+    def update_global_mode(self, mode: str, force: bool = False) -> str:
+        return self._rest.request("PUT", "mode", {"force": _flag(force)}, {"mode": mode})["mode"]
+
+    def get_contexts(self, offset: int = 0, limit: int = -1) -> list[str]:
+        return self._rest.request("GET", "contexts", {"offset": offset, "limit": limit})
+
+    def get_associations_by_resource_name(
+        self,
+        resource_name: str,
+        resource_namespace: str,
+        resource_type: str | None = None,
+        association_types: Iterable[str] | None = None,
+        offset: int = 0,
+        limit: int = -1,
+    ) -> list[Association]:
+        query: list[tuple[str, Any]] = []
+        if resource_type is not None:
+            query.append(("resourceType", resource_type))
+        for kind in association_types or ():
+            query.append(("associationType", kind))
+        if offset > 0:
+            query.append(("offset", offset))
+        if limit >= 1:
+            query.append(("limit", limit))
+        resp = self._rest.request(
+            "GET", f"associations/resources/{_q(resource_namespace)}/{_q(resource_name)}", query
+        )
+        return [Association.from_dict(a) for a in resp or []]
