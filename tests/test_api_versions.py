@@ -204,3 +204,11 @@ def test_raw_schema_text(three_versions: TestClient) -> None:
     error(client.get("/subjects/s/versions/9/schema"), 404, 40402)
     error(client.get("/subjects/nope/versions/1/schema"), 404, 40401)
     error(client.get("/subjects/s/versions/x/schema"), 422, 42202)
+
+
+def test_empty_subject_prefix_matches_every_context(client: TestClient) -> None:
+    register(client, "a", record("R", "x"))
+    register(client, ":.ctx:b", record("R", "x"))
+    # Confluent scans keys starting with the prefix: "" is every subject
+    assert client.get("/subjects?subjectPrefix=").json() == [":.ctx:b", "a"]
+    assert client.get("/subjects?subjectPrefix=:*:").json() == [":.ctx:b", "a"]
