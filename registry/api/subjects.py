@@ -27,9 +27,8 @@ async def list_subjects(
     limit: str | None = None,
 ) -> Response:
     reg = registry_of(request)
-    found = schemas.list_subjects(
-        reg, subjectPrefix if subjectPrefix is not None else ":*:", flag(deleted), flag(deletedOnly)
-    )
+    # an empty prefix, like the default ``:*:``, matches every subject of every context
+    found = schemas.list_subjects(reg, subjectPrefix or ":*:", flag(deleted), flag(deletedOnly))
     return reply(request, page(found, offset, limit))
 
 
