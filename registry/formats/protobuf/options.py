@@ -167,7 +167,10 @@ def _has_unknown(opts: Message) -> bool:
 
 
 def _is_repeated(field: FieldDescriptor) -> bool:
-    return field.label == FieldDescriptor.LABEL_REPEATED
+    repeated = getattr(field, "is_repeated", None)  # protobuf 6+; ``label`` is gone in 7
+    if repeated is not None:
+        return bool(repeated)
+    return bool(field.label == FieldDescriptor.LABEL_REPEATED)
 
 
 def _enum_name(field: FieldDescriptor, number: int) -> str:
