@@ -174,17 +174,20 @@ def test_global_read_only_refuses_global_config_changes(client: TestClient) -> N
 
 
 def test_a_subject_config_does_not_inherit_global_fields(client: TestClient) -> None:
-    client.put("/config", json={"compatibility": "FULL", "normalize": True})
-    client.put("/config/s", json={"compatibility": "NONE"})
-    assert client.get("/config/s?defaultToGlobal=true").json() == {"compatibilityLevel": "NONE"}
-    # so the subject's registrations are not normalized
-    verbose = json.dumps(
-        {"type": "record", "name": "R", "fields": [{"name": "a", "type": {"type": "int"}}]}
-    )
-    client.post("/subjects/s/versions", json={"schema": verbose})
-    client.post("/subjects/t/versions", json={"schema": verbose})
-    assert '{"type":"int"}' in client.get("/subjects/s/versions/1/schema").text
-    assert '{"type":"int"}' not in client.get("/subjects/t/versions/1/schema").text
+    client.put("/config", json={"compatibility": "FULL", "validateFields": True})
+    client.put("/config/s", json={"compatibility": "BACKWARD"})
+    assert client.get("/config/s?defaultToGlobal=true").json() == {"compatibilityLevel": "BACKWARD"}
+    # the compatibility trailer shows the config in force for each subject
+    for subject, trailer in (
+        ("s", "{validateFields: 'false', compatibility: 'BACKWARD'}"),
+        ("t", "{validateFields: 'true', compatibility: 'FULL'}"),
+    ):
+        client.post(f"/subjects/{subject}/versions", json={"schema": record("a")})
+        check = client.post(
+            f"/compatibility/subjects/{subject}/versions?verbose=true",
+            json={"schema": record("b")},
+        )
+        assert check.json()["messages"][-1] == trailer
 
 
 def test_context_subjects_use_the_context_config_not_the_global_one(client: TestClient) -> None:
