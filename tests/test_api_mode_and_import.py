@@ -170,3 +170,10 @@ def test_subject_level_import(client: TestClient) -> None:
 def test_mode_body_must_be_an_object(client: TestClient) -> None:
     error(client.put("/mode", json=["READONLY"]), 400, 400)
     assert client.get("/mode").json() == {"mode": "READWRITE"}
+
+
+def test_put_mode_echoes_the_request(client: TestClient) -> None:
+    # Confluent returns the ModeUpdateRequest it was given
+    assert client.put("/mode", json={"mode": "readonly"}).json() == {"mode": "readonly"}
+    assert client.put("/mode/s", json={"mode": "ReadWrite"}).json() == {"mode": "ReadWrite"}
+    assert client.get("/mode").json() == {"mode": "READONLY"}

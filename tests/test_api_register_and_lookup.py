@@ -229,3 +229,9 @@ def test_lookup_in_a_fully_soft_deleted_subject(client: TestClient) -> None:
     found = client.post("/subjects/s?deleted=true", json={"schema": record("R", "a")})
     assert found.status_code == 200
     assert found.json()["version"] == 1
+
+
+def test_lookup_does_not_validate_the_subject_name(client: TestClient) -> None:
+    # Confluent 7.9's lookup finds nothing under such a name rather than rejecting it
+    response = client.post("/subjects/bad%0Aname", json={"schema": record("R", "a")})
+    assert error(response, 404, 40401) == "Subject 'bad\nname' not found."
