@@ -28,8 +28,8 @@ async def get_global(request: Request, defaultToGlobal: str | None = None) -> Re
 )
 async def put_global(request: Request, force: str | None = None) -> Response:
     value = mode_body(await json_body(request))
-    mode = await run_in_threadpool(configs.put_mode, registry_of(request), None, value, flag(force))
-    return reply(request, {"mode": mode})
+    await run_in_threadpool(configs.put_mode, registry_of(request), None, value, flag(force))
+    return reply(request, {"mode": value})  # Confluent echoes the request
 
 
 @router.delete("/mode", responses=docs.answers(docs.MODE, 422))
@@ -53,10 +53,10 @@ async def get_subject(
 )
 async def put_subject(request: Request, subject: str, force: str | None = None) -> Response:
     value = mode_body(await json_body(request))
-    mode = await run_in_threadpool(
+    await run_in_threadpool(
         configs.put_mode, registry_of(request), subject_param(subject), value, flag(force)
     )
-    return reply(request, {"mode": mode})
+    return reply(request, {"mode": value})  # Confluent echoes the request
 
 
 @router.delete("/mode/{subject}", responses=docs.answers(docs.MODE, 404, 422))
