@@ -395,8 +395,9 @@ def lookup_in_subject(
 def lookup(
     reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool, deleted: bool = False
 ) -> SchemaVersion:
-    """``POST /subjects/{subject}``."""
-    subject = reg.valid_subject(subject)
+    """``POST /subjects/{subject}``. Like Confluent 7.9 the name is not validated: an
+    invalid one simply has no versions (40401)."""
+    subject = parse_subject(subject).qualified
     normalize = normalize or bool(reg.effective_config(subject).get("normalize"))
     candidates = [subject]
     qs = parse_subject(subject)
@@ -766,9 +767,7 @@ def delete_subject(reg: Registry, subject: str, permanent: bool) -> list[int]:
             if permanent and not sv.deleted:
                 raise errors.subject_not_soft_deleted(subject)
         if permanent:
-            drafts: list[Draft] = [
-                (records.schema_key(subject, v.version), None) for v in reversed(versions)
-            ]
+            drafts: list[Draft] = [(records.decode_key(v.key), None) for v in reversed(versions)]
             return drafts, [v.version for v in versions]
         value = {"subject": subject, "version": versions[-1].version}
         drafts = [(records.delete_subject_key(subject), value)]
