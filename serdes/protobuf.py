@@ -1,0 +1,451 @@
+"""Protobuf serializer and deserializer with Schema Registry framing.
+
+Same constructor arguments, ``conf`` keys and bytes as ``confluent_kafka.schema_registry.protobuf``:
+the schema is registered as the base64 ``FileDescriptorProto`` of the message's file, its imports
+registered first under ``reference.subject.name.strategy`` subjects (well-known google/confluent
+types skipped with ``skip.known.types``), and the frame carries the message index path.
+
+The deserializer parses into ``message_type`` when given (as confluent-kafka), or, with
+``message_type=None``, builds descriptors from the writer schema fetched from the registry
+(references included) and returns a dict: field names as declared, enums as names, nested
+messages as dicts (None when unset), repeated fields as lists, maps as dicts.
+
+Per (topic, field) the serializer keeps the complete frame prefix, so a message costs one
+``SerializeToString`` and one concatenation; the deserializer keeps the message class per
+(schema id, message index path).
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from typing import Any
+
+from confluent_kafka.serialization import (
+    Deserializer,
+    MessageField,
+    SerializationContext,
+    Serializer,
+)
+from google.protobuf import descriptor_pb2, descriptor_pool
+from google.protobuf.descriptor import Descriptor, FieldDescriptor, FileDescriptor
+from google.protobuf.message import DecodeError, Message
+from google.protobuf.message_factory import GetMessageClass
+
+from serdes import wire
+from serdes._serde import (
+    DESERIALIZER_KEYS,
+    SERIALIZER_KEYS,
+    SerdeConf,
+    check_no_rules,
+    fetch_writer_schema,
+    register_or_lookup,
+)
+from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
+from serdes.schema import Schema, SchemaReference
+from serdes.strategies import reference_subject_name_strategy
+
+__all__ = ["ProtobufDeserializer", "ProtobufSerializer", "message_index_path", "message_to_dict"]
+
+_SCHEMA_TYPE = "PROTOBUF"
+_VALUE = MessageField.VALUE
+
+
+def _is_builtin(name: str) -> bool:
+    return name.startswith(("confluent/", "google/protobuf/", "google/type/"))
+
+
+def message_index_path(desc: Descriptor) -> list[int]:
+    """Where ``desc`` sits in its file: top-level index, then nested indexes."""
+    path: list[int] = []
+    current = desc
+    while current.containing_type is not None:
+        parent = current.containing_type
+        path.append(list(parent.nested_types).index(current))
+        current = parent
+    path.append(list(current.file.message_types_by_name.values()).index(current))
+    path.reverse()
+    return path
+
+
+def _file_schema_str(file: FileDescriptor) -> str:
+    return base64.standard_b64encode(file.serialized_pb).decode("ascii")
+
+
+class ProtobufSerializer(Serializer):
+    """Protobuf messages with Schema Registry framing (``...protobuf.ProtobufSerializer``).
+
+    ``conf``: ``auto.register.schemas``, ``normalize.schemas``, ``use.schema.id``,
+    ``use.latest.version``, ``use.latest.with.metadata``, ``skip.known.types`` (True),
+    ``subject.name.strategy``(``.type``/``.conf``), ``reference.subject.name.strategy``,
+    ``schema.id.serializer``, ``use.deprecated.format`` (must be False).
+    """
+
+    _default_conf: dict[str, Any] = {
+        **SERIALIZER_KEYS,
+        "skip.known.types": True,
+        "reference.subject.name.strategy": reference_subject_name_strategy,
+        "use.deprecated.format": False,
+    }
+
+    def __init__(
+        self,
+        msg_type: Any,
+        schema_registry_client: Any,
+        conf: dict[str, Any] | None = None,
+        rule_conf: dict[str, Any] | None = None,
+        rule_registry: Any = None,
+    ) -> None:
+        self._registry = schema_registry_client
+        self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=True)
+        raw = self._conf.raw
+        self._skip_known_types = SerdeConf._bool(raw, "skip.known.types")
+        if SerdeConf._bool(raw, "use.deprecated.format"):
+            raise ValueError("use.deprecated.format is no longer supported")
+        self._ref_subject = raw["reference.subject.name.strategy"]
+        if not callable(self._ref_subject):
+            raise ValueError("reference.subject.name.strategy must be callable")
+        self._msg_class = msg_type
+        self._descriptor: Descriptor = msg_type.DESCRIPTOR
+        self._name = self._descriptor.full_name
+        self._indexes = message_index_path(self._descriptor)
+        self._index_bytes = wire.encode_message_indexes(self._indexes)
+        self._schema_str = _file_schema_str(self._descriptor.file)
+        self._lock = threading.Lock()
+        self._by_subject: dict[str, tuple[bytes | None, wire.SchemaId]] = {}
+        self._value_prefixes: dict[str, tuple[bytes | None, wire.SchemaId]] = {}
+        self._key_prefixes: dict[str, tuple[bytes | None, wire.SchemaId]] = {}
+        self._by_topic = not self._conf.strategy_is_custom and not self._conf.uses_latest
+
+    def _references(self, ctx: SerializationContext | None, file: FileDescriptor) -> list[Any]:
+        """Register (or look up) the imports of ``file``, depth first; their references."""
+        refs = []
+        for dep in file.dependencies:
+            if self._skip_known_types and _is_builtin(dep.name):
+                continue
+            dep_refs = self._references(ctx, dep)
+            subject = self._ref_subject(ctx, dep)
+            schema = Schema(_file_schema_str(dep), _SCHEMA_TYPE, dep_refs)
+            if self._conf.auto_register:
+                self._registry.register_schema(
+                    subject, schema, normalize_schemas=self._conf.normalize
+                )
+            found = self._registry.lookup_schema(
+                subject, schema, normalize_schemas=self._conf.normalize
+            )
+            refs.append(SchemaReference(dep.name, subject, found.version))
+        return refs
+
+    def _frame_for(
+        self, schema_id: int | None, guid: str | None
+    ) -> tuple[bytes | None, wire.SchemaId]:
+        sid = wire.SchemaId(_SCHEMA_TYPE, schema_id, guid, list(self._indexes))
+        prefix = None
+        if self._conf.prefix_ids and schema_id is not None:
+            prefix = wire.id_prefix(schema_id) + self._index_bytes
+        return prefix, sid
+
+    def _frame(self, ctx: SerializationContext | None) -> tuple[bytes | None, wire.SchemaId] | None:
+        if ctx is None:
+            return None  # as confluent-kafka: no context, no subject, no registration
+        subject = self._conf.subject_name(ctx, self._name)
+        if subject is None:
+            return None
+        if self._conf.uses_latest:
+            rs = self._conf.latest_schema(self._registry, subject)
+            assert rs is not None
+            check_no_rules(rs.schema, f"subject {subject} schema id {rs.schema_id}")
+            return self._frame_for(rs.schema_id, rs.guid)
+        found = self._by_subject.get(subject)
+        if found is None:
+            with self._lock:
+                found = self._by_subject.get(subject)
+                if found is None:
+                    refs = self._references(ctx, self._descriptor.file)
+                    schema = Schema(self._schema_str, _SCHEMA_TYPE, refs)
+                    rs = register_or_lookup(self._registry, self._conf, subject, schema)
+                    found = self._frame_for(rs.schema_id, rs.guid)
+                    self._by_subject[subject] = found
+        if self._by_topic:
+            cache = self._value_prefixes if ctx.field == _VALUE else self._key_prefixes
+            cache[ctx.topic] = found
+        return found
+
+    def __call__(self, message: Any, ctx: SerializationContext | None = None) -> bytes | None:
+        if message is None:
+            return None
+        if self._by_topic and ctx is not None and message.__class__ is self._msg_class:
+            found = (self._value_prefixes if ctx.field == _VALUE else self._key_prefixes).get(
+                ctx.topic
+            )
+            if found is not None and found[0] is not None:
+                return found[0] + message.SerializeToString()
+        if not isinstance(message, self._msg_class):
+            raise ValueError(f"message must be of type {self._msg_class} not {type(message)}")
+        frame = self._frame(ctx)
+        try:
+            body = message.SerializeToString()
+        except Exception as exc:  # e.g. required fields missing in proto2
+            raise SerializationError(
+                f"message {self._name} does not serialize: {type(exc).__name__}: {exc}"
+            ) from exc
+        if frame is None:
+            sid = wire.SchemaId(_SCHEMA_TYPE, None, None, list(self._indexes))
+            return self._conf.schema_id_serializer(body, ctx, sid)
+        prefix, sid = frame
+        if prefix is not None:
+            return prefix + body
+        return self._conf.schema_id_serializer(body, ctx, sid)
+
+
+# -- reading -----------------------------------------------------------------------------------
+
+
+def _scalar(field: FieldDescriptor, value: Any) -> Any:
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        named = field.enum_type.values_by_number.get(value)
+        return named.name if named is not None else value
+    return value
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    """A parsed message as plain Python values (every declared field present)."""
+    out: dict[str, Any] = {}
+    for field in message.DESCRIPTOR.fields:
+        value = getattr(message, field.name)
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            value_field = field.message_type.fields_by_name["value"]
+            if value_field.message_type is not None:
+                out[field.name] = {k: message_to_dict(v) for k, v in value.items()}
+            else:
+                out[field.name] = {k: _scalar(value_field, v) for k, v in value.items()}
+        elif field.is_repeated:
+            if field.message_type is not None:
+                out[field.name] = [message_to_dict(v) for v in value]
+            else:
+                out[field.name] = [_scalar(field, v) for v in value]
+        elif field.message_type is not None:
+            out[field.name] = message_to_dict(value) if message.HasField(field.name) else None
+        else:
+            out[field.name] = _scalar(field, value)
+    return out
+
+
+def _file_proto(name: str, schema_str: str, label: str) -> descriptor_pb2.FileDescriptorProto:
+    proto = descriptor_pb2.FileDescriptorProto()
+    try:
+        proto.ParseFromString(base64.standard_b64decode(schema_str.encode("ascii")))
+    except Exception as exc:
+        raise SerializationError(
+            f"schema {label} is not a serialized FileDescriptorProto: {exc}"
+        ) from exc
+    proto.name = name
+    return proto
+
+
+def _add_builtin(pool: descriptor_pool.DescriptorPool, name: str) -> None:
+    """Copy a well-known file (google/protobuf/*, confluent/*) from the default pool."""
+    default = descriptor_pool.Default()
+    try:
+        found = default.FindFileByName(name)
+    except KeyError:
+        try:  # confluent-kafka ships confluent/meta.proto, confluent/type/decimal.proto
+            import confluent_kafka.schema_registry.confluent.meta_pb2
+            import confluent_kafka.schema_registry.confluent.type.decimal_pb2  # noqa: F401
+
+            found = default.FindFileByName(name)
+        except (ImportError, KeyError):
+            raise SerializationError(f"well-known import {name} is not available") from None
+    for dep in found.dependencies:
+        _add_builtin(pool, dep.name)
+    try:
+        pool.FindFileByName(name)
+    except KeyError:
+        pool.AddSerializedFile(found.serialized_pb)
+
+
+class _Decoder:
+    __slots__ = ("cls", "label", "to_dict")
+
+    def __init__(self, cls: Any, label: str, to_dict: bool) -> None:
+        self.cls = cls
+        self.label = label
+        self.to_dict = to_dict
+
+
+class ProtobufDeserializer(Deserializer):
+    """Schema Registry framed Protobuf to messages (``...protobuf.ProtobufDeserializer``).
+
+    ``message_type`` None: dicts, from descriptors built out of the writer schema.
+    ``conf``: ``use.latest.version``, ``use.latest.with.metadata``,
+    ``subject.name.strategy``(``.type``/``.conf``), ``schema.id.deserializer``,
+    ``use.deprecated.format`` (must be False).
+    """
+
+    _default_conf: dict[str, Any] = {**DESERIALIZER_KEYS, "use.deprecated.format": False}
+
+    def __init__(
+        self,
+        message_type: Any,
+        conf: dict[str, Any] | None = None,
+        schema_registry_client: Any = None,
+        rule_conf: dict[str, Any] | None = None,
+        rule_registry: Any = None,
+    ) -> None:
+        self._registry = schema_registry_client
+        self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=False)
+        if SerdeConf._bool(self._conf.raw, "use.deprecated.format"):
+            raise ValueError("use.deprecated.format is no longer supported")
+        if message_type is None and schema_registry_client is None:
+            raise ValueError(
+                "ProtobufDeserializer needs a message_type or a schema registry client"
+            )
+        self._msg_class = GetMessageClass(message_type.DESCRIPTOR) if message_type else None
+        self._lock = threading.Lock()
+        self._decoders: dict[Any, _Decoder] = {}
+        self._pools: dict[Any, tuple[descriptor_pool.DescriptorPool, str]] = {}
+        self._plain = self._conf.dual_ids and not self._conf.strategy_is_custom
+
+    def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
+        if data is None:
+            return None
+        if (
+            self._plain
+            and len(data) > 5
+            and data[0] == 0
+            and data[5] == 0
+            and (ctx is None or not ctx.headers)
+        ):
+            decoder = self._decoders.get(int.from_bytes(data[1:5], "big"))
+            if decoder is not None:
+                return self._decode(decoder, data, 6)
+        return self._deserialize(data, ctx)
+
+    def _deserialize(self, data: bytes, ctx: SerializationContext | None) -> Any:
+        if self._conf.dual_ids:
+            header = wire.schema_id_header(ctx)
+            if header is not None:
+                frame = wire.read_frame(header, with_indexes=True)
+                frame.offset = 0
+            else:
+                frame = wire.read_frame(data, with_indexes=True)
+        else:
+            sid = wire.SchemaId(_SCHEMA_TYPE)
+            rest = self._conf.schema_id_deserializer(data, ctx, sid)
+            frame = wire.Frame(sid.id, sid.guid, sid.message_indexes or [0], 0)
+            data = rest.read() if hasattr(rest, "read") else bytes(rest)
+        indexes = frame.message_indexes or [0]
+        ident: Any = frame.schema_id if frame.schema_id is not None else str(frame.guid)
+        subject = None
+        if self._conf.strategy_is_custom and ctx is not None:
+            subject = self._conf.subject_name(ctx, None)
+        key = (subject, ident, tuple(indexes))
+        decoder = self._decoders.get(key)
+        if decoder is None:
+            decoder = self._load(frame, indexes, subject, ctx)
+            with self._lock:
+                self._decoders[key] = decoder
+                if indexes == [0] and subject is None and frame.schema_id is not None:
+                    self._decoders[frame.schema_id] = decoder
+        return self._decode(decoder, data, frame.offset)
+
+    def _load(
+        self,
+        frame: wire.Frame,
+        indexes: list[int],
+        subject: str | None,
+        ctx: SerializationContext | None,
+    ) -> _Decoder:
+        label = f"id {frame.schema_id}" if frame.schema_id is not None else f"GUID {frame.guid}"
+        if self._registry is None:
+            assert self._msg_class is not None
+            return _Decoder(self._msg_class, label, False)
+        if subject is None and ctx is not None:
+            subject = self._conf.subject_name(ctx, None)
+        pool, file_name = self._pool(frame, subject, label)
+        desc = self._message_descriptor(pool.FindFileByName(file_name), indexes, label)
+        if self._msg_class is not None:
+            return _Decoder(self._msg_class, f"{label} ({desc.full_name})", False)
+        return _Decoder(GetMessageClass(desc), f"{label} ({desc.full_name})", True)
+
+    def _pool(
+        self, frame: wire.Frame, subject: str | None, label: str
+    ) -> tuple[descriptor_pool.DescriptorPool, str]:
+        key = frame.schema_id if frame.schema_id is not None else str(frame.guid)
+        cached = self._pools.get(key)
+        if cached is not None:
+            return cached
+        if frame.schema_id is not None:
+            try:
+                schema = self._registry.get_schema(frame.schema_id, subject, "serialized")
+            except SchemaRegistryError as exc:
+                if exc.http_status_code == 404:
+                    raise UnknownSchemaError(f"id {frame.schema_id}", exc) from exc
+                raise
+        else:
+            schema, _ = fetch_writer_schema(self._registry, None, frame.guid, subject)
+        check_no_rules(schema, f"writer schema {label}")
+        pool = descriptor_pool.DescriptorPool()
+        seen: set[str] = set()
+
+        def add_references(refs: Any) -> None:
+            for ref in refs or ():
+                if ref.name in seen:
+                    continue
+                seen.add(ref.name)
+                if _is_builtin(ref.name):
+                    _add_builtin(pool, ref.name)
+                    continue
+                referenced = self._registry.get_version(
+                    ref.subject, ref.version, True, "serialized"
+                )
+                add_references(referenced.schema.references)
+                proto = _file_proto(ref.name, referenced.schema.schema_str, f"{ref.subject}")
+                self._add(pool, proto)
+
+        add_references(schema.references)
+        root = _file_proto("default", schema.schema_str or "", label)
+        self._add(pool, root)
+        result = (pool, root.name)
+        with self._lock:
+            self._pools[key] = result
+        return result
+
+    @staticmethod
+    def _add(
+        pool: descriptor_pool.DescriptorPool, proto: descriptor_pb2.FileDescriptorProto
+    ) -> None:
+        for dep in proto.dependency:
+            if _is_builtin(dep):
+                _add_builtin(pool, dep)
+        pool.Add(proto)
+
+    @staticmethod
+    def _message_descriptor(file: FileDescriptor, indexes: list[int], label: str) -> Descriptor:
+        # Map entry types are not counted: registries (Confluent's Java model, ours) list them
+        # in different places among the nested types, the messages people declare are stable.
+        messages = list(file.message_types_by_name.values())
+        desc: Descriptor | None = None
+        for depth, index in enumerate(indexes):
+            if not 0 <= index < len(messages):
+                where = "top-level" if depth == 0 else f"nested in {desc.full_name}"  # type: ignore[union-attr]
+                raise SerializationError(
+                    f"message index path {indexes} does not exist in schema {label}: index "
+                    f"{index} out of range, {len(messages)} {where} message(s)"
+                )
+            desc = messages[index]
+            messages = [m for m in desc.nested_types if not m.GetOptions().map_entry]
+        assert desc is not None
+        return desc
+
+    @staticmethod
+    def _decode(decoder: _Decoder, data: bytes, offset: int) -> Any:
+        try:
+            message = decoder.cls.FromString(data[offset:])
+        except DecodeError as exc:
+            raise SerializationError(
+                f"payload does not decode as Protobuf message of schema {decoder.label}: {exc}"
+            ) from exc
+        if decoder.to_dict:
+            return message_to_dict(message)
+        return message
