@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import atexit
+import hashlib
 import os
 import re
 import shutil
@@ -51,7 +52,10 @@ GOOGLE_TYPES = (
 )
 _SERIALIZED = re.compile(rb"AddSerializedFile\((b'(?:[^'\\]|\\.)*')\)", re.DOTALL)
 _LOCK = threading.Lock()
+_CACHE_LOCK = threading.Lock()
 _include_roots: list[bytes] | None = None
+_cache_root: Path | None = None
+_dep_roots: dict[str, bytes] = {}
 
 
 @dataclass(frozen=True)
@@ -125,18 +129,35 @@ def _with_syntax(text: str) -> str:
     return 'syntax = "proto2"; ' + text
 
 
+def _dependency_root(dep: Dependency) -> bytes:
+    """An include directory holding just ``dep`` at its import path, written once per process
+    (dependencies are registered schemas: the same few texts are imported again and again)."""
+    global _cache_root
+    key = hashlib.sha256(f"{dep.name}\0{dep.schema}".encode()).hexdigest()
+    with _CACHE_LOCK:
+        cached = _dep_roots.get(key)
+        if cached is not None:
+            return cached
+        if _cache_root is None:
+            _cache_root = Path(tempfile.mkdtemp(prefix="registry-proto-deps-"))
+            atexit.register(shutil.rmtree, _cache_root, True)
+        root = _cache_root / key
+        path = root / dep.name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_with_syntax(dep.schema), encoding="utf-8")
+        _dep_roots[key] = os.fsencode(root)
+        return _dep_roots[key]
+
+
 def compile_proto(text: str, dependencies: Sequence[Dependency]) -> Compiled:
     """Compile ``text`` (imports resolve through ``dependencies`` by import path)."""
+    for dep in dependencies:
+        if not _safe_path(dep.name) or dep.name == MAIN_FILE:
+            raise InvalidSchemaError(f"Invalid reference name '{dep.name}' for an import")
+    dep_roots = [_dependency_root(dep) for dep in dependencies]
     with tempfile.TemporaryDirectory(prefix="registry-proto-") as tmp:
-        root = Path(tmp)
-        for dep in dependencies:
-            if not _safe_path(dep.name) or dep.name == MAIN_FILE:
-                raise InvalidSchemaError(f"Invalid reference name '{dep.name}' for an import")
-            path = root / dep.name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(_with_syntax(dep.schema), encoding="utf-8")
-        (root / MAIN_FILE).write_text(_with_syntax(text), encoding="utf-8")
-        includes = [os.fsencode(root), *_builtin_roots()]
+        (Path(tmp) / MAIN_FILE).write_text(_with_syntax(text), encoding="utf-8")
+        includes = [os.fsencode(tmp), *dep_roots, *_builtin_roots()]
         try:
             with _LOCK:
                 modules = _protoc_compiler.get_protos(MAIN_FILE.encode(), includes)
