@@ -1,0 +1,351 @@
+"""JSON Schema serializer and deserializer with Schema Registry framing.
+
+Same constructor arguments (in confluent-kafka's order), ``conf`` keys and bytes as
+``confluent_kafka.schema_registry.json_schema``: the document is ``orjson.dumps`` of the value
+(as confluent-kafka writes it when orjson is installed) behind the id prefix. Validation uses a
+compiled jsonschema-rs validator per schema (references resolved from the registry) instead of
+python-jsonschema; like python-jsonschema, ``format`` is not asserted. A failing document
+raises ``SerializationError`` with the JSON path of the offending value.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import jsonschema_rs
+import orjson
+from confluent_kafka.serialization import (
+    Deserializer,
+    MessageField,
+    SerializationContext,
+    Serializer,
+)
+
+from serdes import wire
+from serdes._serde import (
+    DESERIALIZER_KEYS,
+    SERIALIZER_KEYS,
+    SerdeConf,
+    check_no_rules,
+    fetch_writer_schema,
+    register_or_lookup,
+)
+from serdes.errors import SerializationError
+from serdes.schema import Schema
+
+__all__ = ["JSONDeserializer", "JSONSerializer"]
+
+_SCHEMA_TYPE = "JSON"
+_VALUE = MessageField.VALUE
+
+
+def _as_schema(value: Any) -> Schema | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return Schema(value, schema_type=_SCHEMA_TYPE)
+    if isinstance(value, Schema):
+        return value
+    if hasattr(value, "schema_str") and hasattr(value, "to_dict"):  # confluent-kafka's Schema
+        return Schema.from_dict(value.to_dict())
+    raise TypeError("You must pass either str or Schema")
+
+
+def _path(parts: Any) -> str:
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+class _Compiled:
+    """A schema parsed once: its document, its validator, its title (the record name)."""
+
+    __slots__ = ("doc", "title", "validator")
+
+    def __init__(self, doc: Any, validator: Any) -> None:
+        self.doc = doc
+        self.validator = validator
+        self.title = doc.get("title") if isinstance(doc, dict) else None
+
+    def check(self, value: Any, what: str) -> None:
+        try:
+            self.validator.validate(value)
+        except jsonschema_rs.ValidationError as exc:
+            raise SerializationError(
+                f"{what} does not match the JSON schema at {_path(exc.instance_path)}: "
+                f"{exc.message}"
+            ) from None
+        except ValueError as exc:  # a value jsonschema-rs cannot take (e.g. a set)
+            raise SerializationError(f"{what} is not a JSON value: {exc}") from None
+
+
+def compile_json_schema(schema: Schema, client: Any) -> _Compiled:
+    """Parse ``schema`` and compile its validator with its references (fetched once each)."""
+    resources: list[tuple[str, Any]] = []
+    seen: set[tuple[str, int]] = set()
+
+    def add(refs: Any) -> None:
+        for ref in refs or ():
+            if ref.subject is None or ref.version is None or ref.name is None:
+                raise SerializationError(f"schema reference {ref.name!r} is incomplete")
+            key = (ref.subject, int(ref.version))
+            if key in seen:
+                continue
+            seen.add(key)
+            if client is None:
+                raise SerializationError(
+                    "schema_registry_client must be provided if schema_str is a Schema with "
+                    "references"
+                )
+            referenced = client.get_version(ref.subject, ref.version, True)
+            add(referenced.schema.references)
+            resources.append((ref.name, orjson.loads(referenced.schema.schema_str)))
+
+    add(schema.references)
+    try:
+        doc = orjson.loads(schema.schema_str or "")
+    except orjson.JSONDecodeError as exc:
+        raise SerializationError(f"schema is not JSON: {exc}") from None
+    options: dict[str, Any] = {"validate_formats": False}
+    if resources:
+        options["registry"] = jsonschema_rs.Registry(resources)
+    try:
+        validator = jsonschema_rs.validator_for(doc, **options)
+    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
+        raise SerializationError(f"invalid JSON schema: {exc}") from None
+    return _Compiled(doc, validator)
+
+
+def _encode(value: Any) -> bytes:
+    return orjson.dumps(value)
+
+
+class JSONSerializer(Serializer):
+    """JSON documents with Schema Registry framing (``...json_schema.JSONSerializer``).
+
+    ``conf``: ``auto.register.schemas``, ``normalize.schemas``, ``use.schema.id``,
+    ``use.latest.version``, ``use.latest.with.metadata``,
+    ``subject.name.strategy``(``.type``/``.conf``), ``schema.id.serializer``, ``validate`` (True).
+    """
+
+    _default_conf: dict[str, Any] = {**SERIALIZER_KEYS, "validate": True}
+
+    def __init__(
+        self,
+        schema_str: str | Schema | None,
+        schema_registry_client: Any,
+        to_dict: Callable[[object, SerializationContext], dict] | None = None,
+        conf: dict[str, Any] | None = None,
+        rule_conf: dict[str, Any] | None = None,
+        rule_registry: Any = None,
+        json_encode: Callable[[Any], str | bytes] | None = None,
+    ) -> None:
+        self._registry = schema_registry_client
+        self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=True)
+        self._validate = SerdeConf._bool(self._conf.raw, "validate")
+        if to_dict is not None and not callable(to_dict):
+            raise ValueError(
+                "to_dict must be callable with the signature "
+                "to_dict(object, SerializationContext)->dict"
+            )
+        self._to_dict = to_dict
+        self._encode = json_encode or _encode
+        self._schema = _as_schema(schema_str)
+        self._compiled_cache: dict[Schema, _Compiled] = {}
+        self._compiled = self._compile(self._schema) if self._schema is not None else None
+        self._schema_name = self._compiled.title if self._compiled is not None else None
+        self._lock = threading.Lock()
+        self._writers: dict[str, tuple[bytes | None, wire.SchemaId, _Compiled]] = {}
+        self._value_writers: dict[str, tuple[bytes | None, wire.SchemaId, _Compiled]] = {}
+        self._key_writers: dict[str, tuple[bytes | None, wire.SchemaId, _Compiled]] = {}
+        self._by_topic = not self._conf.strategy_is_custom and not self._conf.uses_latest
+
+    def _compile(self, schema: Schema) -> _Compiled:
+        found = self._compiled_cache.get(schema)
+        if found is None:
+            found = compile_json_schema(schema, self._registry)
+            self._compiled_cache[schema] = found
+        return found
+
+    def _make(self, schema_id: int | None, guid: str | None, compiled: _Compiled) -> Any:
+        sid = wire.SchemaId(_SCHEMA_TYPE, schema_id, guid)
+        prefix = (
+            wire.id_prefix(schema_id) if self._conf.prefix_ids and schema_id is not None else None
+        )
+        return prefix, sid, compiled
+
+    def _writer_for(self, ctx: SerializationContext | None) -> Any:
+        subject = self._conf.subject_name(ctx, self._schema_name)
+        if subject is None:
+            raise SerializationError(
+                f"the subject name strategy gave no subject for schema {self._schema_name!r}"
+            )
+        if self._conf.uses_latest:
+            rs = self._conf.latest_schema(self._registry, subject)
+            assert rs is not None
+            check_no_rules(rs.schema, f"subject {subject} schema id {rs.schema_id}")
+            return self._make(rs.schema_id, rs.guid, self._compile(rs.schema))
+        writer = self._writers.get(subject)
+        if writer is None:
+            with self._lock:
+                writer = self._writers.get(subject)
+                if writer is None:
+                    if self._schema is None or self._compiled is None:
+                        raise SerializationError("JSONSerializer has no schema")
+                    rs = register_or_lookup(self._registry, self._conf, subject, self._schema)
+                    writer = self._make(rs.schema_id, rs.guid, self._compiled)
+                    self._writers[subject] = writer
+        if self._by_topic and ctx is not None:
+            (self._value_writers if ctx.field == _VALUE else self._key_writers)[ctx.topic] = writer
+        return writer
+
+    def __call__(self, obj: object, ctx: SerializationContext | None = None) -> bytes | None:
+        if obj is None:
+            return None
+        writer = None
+        if self._by_topic and ctx is not None:
+            writer = (self._value_writers if ctx.field == _VALUE else self._key_writers).get(
+                ctx.topic
+            )
+        if writer is None:
+            writer = self._writer_for(ctx)
+        prefix, sid, compiled = writer
+        if self._to_dict is not None:
+            if ctx is None:
+                raise TypeError("SerializationContext cannot be None")
+            value = self._to_dict(obj, ctx)
+        else:
+            value = obj
+        if self._validate:
+            compiled.check(value, "record")
+        try:
+            body = self._encode(value)
+        except TypeError as exc:
+            raise SerializationError(f"record is not JSON-serializable: {exc}") from exc
+        if body.__class__ is str:
+            body = body.encode("utf-8")  # type: ignore[union-attr]
+        if prefix is not None:
+            return prefix + body  # type: ignore[operator]
+        return self._conf.schema_id_serializer(body, ctx, sid)
+
+
+class JSONDeserializer(Deserializer):
+    """Schema Registry framed JSON to values (``...json_schema.JSONDeserializer``).
+
+    ``schema_str`` is the schema to validate against (the writer schema when None and a client
+    is given). ``conf``: ``use.latest.version``, ``use.latest.with.metadata``,
+    ``subject.name.strategy``(``.type``/``.conf``), ``schema.id.deserializer``, ``validate``.
+    """
+
+    _default_conf: dict[str, Any] = {**DESERIALIZER_KEYS, "validate": True}
+
+    def __init__(
+        self,
+        schema_str: str | Schema | None,
+        from_dict: Callable[[dict, SerializationContext], object] | None = None,
+        schema_registry_client: Any = None,
+        conf: dict[str, Any] | None = None,
+        rule_conf: dict[str, Any] | None = None,
+        rule_registry: Any = None,
+        json_decode: Callable[[bytes], Any] | None = None,
+    ) -> None:
+        self._registry = schema_registry_client
+        if schema_str is None and schema_registry_client is None:
+            raise ValueError(
+                "schema_registry_client must be provided if schema_str is not provided"
+            )
+        self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=False)
+        self._validate = SerdeConf._bool(self._conf.raw, "validate")
+        self._schema = _as_schema(schema_str)
+        self._compiled_cache: dict[Schema, _Compiled] = {}
+        self._reader = self._compile(self._schema) if self._schema is not None else None
+        if from_dict is not None and not callable(from_dict):
+            raise ValueError(
+                "from_dict must be callable with the signature "
+                "from_dict(dict, SerializationContext) -> object"
+            )
+        self._from_dict = from_dict
+        self._decode_json = json_decode or orjson.loads
+        self._lock = threading.Lock()
+        self._validators: dict[Any, tuple[_Compiled | None, str]] = {}
+        self._plain = (
+            self._conf.dual_ids and not self._conf.strategy_is_custom and not self._conf.uses_latest
+        )
+
+    def _compile(self, schema: Schema) -> _Compiled:
+        found = self._compiled_cache.get(schema)
+        if found is None:
+            found = compile_json_schema(schema, self._registry)
+            self._compiled_cache[schema] = found
+        return found
+
+    def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
+        if data is None:
+            return None
+        if self._plain and len(data) > 4 and data[0] == 0 and (ctx is None or not ctx.headers):
+            found = self._validators.get(int.from_bytes(data[1:5], "big"))
+            if found is not None:
+                return self._decode(found, data, 5, ctx)
+        return self._deserialize(data, ctx)
+
+    def _deserialize(self, data: bytes, ctx: SerializationContext | None) -> Any:
+        if self._conf.dual_ids:
+            header = wire.schema_id_header(ctx)
+            if header is not None:
+                frame = wire.read_frame(header)
+                frame.offset = 0
+            else:
+                frame = wire.read_frame(data)
+        else:
+            sid = wire.SchemaId(_SCHEMA_TYPE)
+            rest = self._conf.schema_id_deserializer(data, ctx, sid)
+            frame = wire.Frame(sid.id, sid.guid, None, 0)
+            data = rest.read() if hasattr(rest, "read") else bytes(rest)
+        subject = self._conf.subject_name(ctx, None) if ctx is not None else None
+        ident: Any = frame.schema_id if frame.schema_id is not None else str(frame.guid)
+        key = (subject, ident) if self._conf.strategy_is_custom else ident
+        found = None if self._conf.uses_latest else self._validators.get(key)
+        if found is None:
+            found = self._load(frame, subject)
+            if not self._conf.uses_latest:
+                with self._lock:
+                    self._validators[key] = found
+        return self._decode(found, data, frame.offset, ctx)
+
+    def _load(self, frame: wire.Frame, subject: str | None) -> tuple[_Compiled | None, str]:
+        label = f"id {frame.schema_id}" if frame.schema_id is not None else f"GUID {frame.guid}"
+        if self._registry is None:
+            return self._reader, label
+        writer_schema, _ = fetch_writer_schema(self._registry, frame.schema_id, frame.guid, subject)
+        check_no_rules(writer_schema, f"writer schema {label}")
+        if self._conf.uses_latest and subject is not None:
+            latest = self._conf.latest_schema(self._registry, subject)
+            if latest is not None:
+                check_no_rules(latest.schema, f"subject {subject} latest schema")
+                return self._compile(latest.schema), label
+        if self._reader is not None:
+            return self._reader, label
+        return self._compile(writer_schema), label
+
+    def _decode(
+        self,
+        found: tuple[_Compiled | None, str],
+        data: bytes,
+        offset: int,
+        ctx: SerializationContext | None,
+    ) -> Any:
+        compiled, label = found
+        try:
+            value = self._decode_json(data[offset:])
+        except (orjson.JSONDecodeError, ValueError) as exc:
+            raise SerializationError(f"payload of schema {label} is not valid JSON: {exc}") from exc
+        if self._validate and compiled is not None:
+            compiled.check(value, f"payload of schema {label}")
+        if self._from_dict is not None:
+            if ctx is None:
+                raise TypeError("SerializationContext cannot be None")
+            return self._from_dict(value, ctx)
+        return value
