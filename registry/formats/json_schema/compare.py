@@ -12,8 +12,10 @@ Confluent's order.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 from registry.formats.json_schema import jsontext
@@ -40,7 +42,16 @@ Pair = tuple[int, int]
 class Context:
     """The differences found at one place of the comparison (Confluent's ``Context``)."""
 
-    __slots__ = ("compatible", "diffs", "memo", "optimism", "path", "progress", "seed")
+    __slots__ = (
+        "compatible",
+        "diffs",
+        "memo",
+        "optimism",
+        "path",
+        "progress",
+        "seed",
+        "shortcut",
+    )
 
     def __init__(
         self,
@@ -50,7 +61,9 @@ class Context:
         seed: dict[Pair, tuple[Difference, ...]],
         optimism: list[bool],
         path: list[str] | None = None,
+        shortcut: bool = True,
     ) -> None:
+        self.shortcut = shortcut
         self.compatible = compatible
         self.memo = memo
         self.progress = progress
@@ -61,11 +74,19 @@ class Context:
 
     def sub(self) -> Context:
         return Context(
-            self.compatible, self.memo, self.progress, self.seed, self.optimism, self.path
+            self.compatible,
+            self.memo,
+            self.progress,
+            self.seed,
+            self.optimism,
+            self.path,
+            self.shortcut,
         )
 
     def fresh(self) -> Context:
-        return Context(self.compatible, self.memo, self.progress, self.seed, self.optimism)
+        return Context(
+            self.compatible, self.memo, self.progress, self.seed, self.optimism, None, self.shortcut
+        )
 
     def is_compatible(self) -> bool:
         compatible = self.compatible
@@ -118,13 +139,19 @@ class Context:
             self.progress.discard(key)
 
 
-def compare(original: Schema, update: Schema, compatible: frozenset[str]) -> list[Difference]:
-    """Every difference between ``original`` (writer) and ``update`` (reader)."""
+def compare(
+    original: Schema, update: Schema, compatible: frozenset[str], same_draft: bool = True
+) -> list[Difference]:
+    """Every difference between ``original`` (writer) and ``update`` (reader).
+
+    With ``same_draft`` (both documents of one draft), subtrees whose JSON is identical and
+    free of references are known to have no difference and are skipped.
+    """
     seed: dict[Pair, tuple[Difference, ...]] = {}
     while True:
         memo: dict[Pair, tuple[Difference, ...]] = {}
         optimism = [False]
-        ctx = Context(compatible, memo, set(), seed, optimism)
+        ctx = Context(compatible, memo, set(), seed, optimism, None, same_draft)
         compare_into(ctx, original, update)
         incompatible = {
             key: diffs
@@ -146,7 +173,25 @@ def compare_into(ctx: Context, original: Schema | None, update: Schema | None) -
     if update is None:
         ctx.add("SCHEMA_REMOVED")
         return
-    ctx.extend_rebased(ctx.memoized(deref(original), deref(update)))
+    original, update = deref(original), deref(update)
+    if ctx.shortcut and original is not update:
+        fingerprint = _fingerprint(original)
+        if fingerprint and fingerprint == _fingerprint(update):
+            return
+    ctx.extend_rebased(ctx.memoized(original, update))
+
+
+def _fingerprint(schema: Schema) -> str:
+    fingerprint = schema.fingerprint
+    if fingerprint is None:
+        source = schema.source
+        fingerprint = ""
+        if isinstance(source, dict):
+            text = json.dumps(source, sort_keys=True)
+            if '"$ref"' not in text:
+                fingerprint = text
+        schema.fingerprint = fingerprint
+    return fingerprint
 
 
 def _types_equal(a: Schema, b: Schema) -> bool:
@@ -440,6 +485,7 @@ def _maximum_matching(
 # ---- objects ------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=65536)
 def _java_string_hash(text: str) -> int:
     h = 0
     data = text.encode("utf-16-be", "surrogatepass")

@@ -104,7 +104,8 @@ class JsonSchemaFormat(SchemaFormat):
         self, reader: JsonSchema, writer: JsonSchema, policy: str | None = None
     ) -> list[Difference]:
         """Every difference (compatible or not) from ``writer`` to ``reader``."""
-        return compare(writer.root, reader.root, compatible_changes(policy or self.policy))
+        compatible = compatible_changes(policy or self.policy)
+        return compare(writer.root, reader.root, compatible, writer.draft == reader.draft)
 
     def compatibility_errors(
         self,
@@ -122,7 +123,7 @@ class JsonSchemaFormat(SchemaFormat):
         compatible = compatible_changes(policy or self.policy)
         return [
             diff.message(reader_label, writer_label)
-            for diff in compare(writer.root, reader.root, compatible)
+            for diff in compare(writer.root, reader.root, compatible, writer.draft == reader.draft)
             if diff.type not in compatible
         ]
 

@@ -11,10 +11,22 @@ from typing import Any
 class Schema:
     """Common properties of every schema (Everit's ``Schema``)."""
 
-    __slots__ = ("default", "description", "has_default", "id", "source", "title", "unprocessed")
+    __slots__ = (
+        "default",
+        "description",
+        "fingerprint",
+        "has_default",
+        "id",
+        "source",
+        "title",
+        "unprocessed",
+    )
 
     def __init__(self, source: Any = None) -> None:
         self.source = source
+        #: the sorted JSON text of a reference-free ``source`` ("" when not usable), computed on
+        #: first use by the comparison to skip structurally identical subtrees
+        self.fingerprint: str | None = None
         self.id: str | None = None
         self.title: str | None = None
         self.description: str | None = None
