@@ -43,6 +43,9 @@ STRING_KEYWORDS = ("minLength", "maxLength", "pattern", "format")
 CONDITIONAL_KEYWORDS = ("if", "then", "else")
 COMBINED_KEYWORDS = ("allOf", "anyOf", "oneOf")
 TYPE_NAMES = ("string", "integer", "number", "boolean", "null", "array", "object")
+_NUMBER_SET = frozenset(NUMBER_KEYWORDS)
+_STRING_SET = frozenset(STRING_KEYWORDS)
+_CONDITIONAL_SET = frozenset(CONDITIONAL_KEYWORDS)
 
 
 def object_keywords(draft: int) -> tuple[str, ...]:
@@ -85,6 +88,8 @@ class Loader:
         self.id_keyword = "id" if draft == drafts.DRAFT_4 else "$id"
         self.object_keywords = object_keywords(draft)
         self.array_keywords = array_keywords(draft)
+        self._object_set = frozenset(self.object_keywords)
+        self._array_set = frozenset(self.array_keywords)
         self._cache: dict[int, Schema] = {}
         self._refs: list[ReferenceSchema] = []
         self.root = root
@@ -223,15 +228,16 @@ class Loader:
         consumed: set[str] = set()
         if "type" in node:
             parts.append(("type", self._typed(node, node["type"], consumed)))
-        if any(k in node and k not in consumed for k in self.array_keywords):
+        remaining = node.keys() - consumed if consumed else node.keys()
+        if not self._array_set.isdisjoint(remaining):
             parts.append(("array", ArraySchema(node)))
-        if any(k in node and k not in consumed for k in self.object_keywords):
+        if not self._object_set.isdisjoint(remaining):
             parts.append(("object", ObjectSchema(node)))
-        if any(k in node and k not in consumed for k in NUMBER_KEYWORDS):
+        if not _NUMBER_SET.isdisjoint(remaining):
             parts.append(("number", NumberSchema(node)))
-        if any(k in node and k not in consumed for k in STRING_KEYWORDS):
+        if not _STRING_SET.isdisjoint(remaining):
             parts.append(("string", StringSchema(node)))
-        if self.draft >= drafts.DRAFT_7 and any(k in node for k in CONDITIONAL_KEYWORDS):
+        if self.draft >= drafts.DRAFT_7 and not _CONDITIONAL_SET.isdisjoint(remaining):
             parts.append(("if", ConditionalSchema(node)))
 
         effective: Schema
