@@ -286,3 +286,16 @@ def test_message_order_is_kept_for_message_indexes() -> None:
     )
     assert schema.normalized() == schema.canonical()
     assert schema.message_names() == ["B", "A"]
+
+
+def test_custom_options_known_to_the_default_pool_are_still_printed() -> None:
+    """Importing confluent-kafka's ``meta_pb2`` registers ``confluent.field_meta`` in protobuf's
+    default pool, so the option is no longer an unknown field of ``FieldOptions``."""
+    from confluent_kafka.schema_registry.confluent import meta_pb2
+
+    assert meta_pb2.DESCRIPTOR.package == "confluent"
+    text = (
+        'syntax = "proto3";\nimport "confluent/meta.proto";\n'
+        'message M {\n  string a = 1 [(confluent.field_meta) = { doc: "d" }];\n}\n'
+    )
+    assert '(confluent.field_meta) = {\n    doc: "d"\n  }' in PB.parse(text).canonical()

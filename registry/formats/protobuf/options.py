@@ -116,7 +116,7 @@ class OptionReader:
                     result.append(Option(name, "ENUM", _enum_name(field, value)))
             elif opts.HasField(name):
                 result.append(_standard(field, getattr(opts, name)))
-        if _has_unknown(opts):
+        if _has_custom(opts):
             result.extend(self._custom(opts, kind))
         return result
 
@@ -159,7 +159,11 @@ class OptionReader:
         return cls.FromString(opts.SerializeToString())
 
 
-def _has_unknown(opts: Message) -> bool:
+def _has_custom(opts: Message) -> bool:
+    """Whether ``opts`` holds custom options: unknown fields, or extensions the default pool
+    happens to know (a generated ``_pb2`` module imported in this process registers them)."""
+    if any(field.is_extension for field, _ in opts.ListFields()):
+        return True
     known = type(opts)()
     known.CopyFrom(opts)
     known.DiscardUnknownFields()
