@@ -550,6 +550,21 @@ class _Reader:
         self.is_bytes = _is_bytes(writer)
 
 
+def _undecodable(reader: _Reader, exc: BaseException) -> SerializationError:
+    return SerializationError(
+        f"payload does not decode as Avro with writer schema {reader.label}: "
+        f"{type(exc).__name__}: {exc}"
+    )
+
+
+def _left_over(reader: _Reader, end: int, size: int) -> SerializationError:
+    return SerializationError(
+        f"payload does not decode as Avro with writer schema {reader.label}: {size - end} bytes "
+        f"left over after the record (bytes {end}-{size - 1}); it was written with a different "
+        "schema"
+    )
+
+
 class AvroDeserializer(Deserializer):
     """Avro binary with Schema Registry framing to dicts (``...avro.AvroDeserializer``).
 
@@ -589,6 +604,7 @@ class AvroDeserializer(Deserializer):
         # Fast path: key is the schema id (or (subject, id) with a custom strategy, whose
         # subjects may name different contexts).
         self._readers: dict[Any, _Reader] = {}
+        self._fast: dict[bytes, _Reader] = {}
         self._plain = (
             self._conf.dual_ids
             and not self._conf.use_latest_version
@@ -606,10 +622,23 @@ class AvroDeserializer(Deserializer):
     def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
         if data is None:
             return None
-        if self._plain and len(data) > 5 and data[0] == 0 and (ctx is None or not ctx.headers):
-            reader = self._readers.get(int.from_bytes(data[1:5], "big"))
+        if ctx is None or not ctx.headers:
+            # Steady state: the 5-byte frame (magic 0 and id) names the reader.
+            reader = self._fast.get(data[:5])
             if reader is not None:
-                return self._decode(reader, data, 5, ctx)
+                if reader.is_bytes or self._from_dict is not None:
+                    return self._decode(reader, data, 5, ctx)
+                stream = _BytesIO(data)
+                stream.seek(5)
+                try:
+                    value = schemaless_reader(
+                        stream, reader.writer, reader.reader, self._return_record_name
+                    )
+                except Exception as exc:
+                    raise _undecodable(reader, exc) from exc
+                if stream.tell() != len(data):
+                    raise _left_over(reader, stream.tell(), len(data))
+                return value
         return self._deserialize(data, ctx)
 
     def _deserialize(self, data: bytes, ctx: SerializationContext | None) -> Any:
@@ -655,6 +684,8 @@ class AvroDeserializer(Deserializer):
         if not self._conf.uses_latest:
             with self._lock:
                 self._readers[key] = reader
+                if self._plain and frame.schema_id is not None:
+                    self._fast[wire.id_prefix(frame.schema_id)] = reader
         return reader
 
     def _decode(
@@ -670,17 +701,9 @@ class AvroDeserializer(Deserializer):
                     stream, reader.writer, reader.reader, self._return_record_name
                 )
             except Exception as exc:
-                raise SerializationError(
-                    f"payload does not decode as Avro with writer schema {reader.label}: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
-            end = stream.tell()
-            if end != len(data):
-                raise SerializationError(
-                    f"payload does not decode as Avro with writer schema {reader.label}: "
-                    f"{len(data) - end} bytes left over after the record (bytes {end}-"
-                    f"{len(data) - 1}); it was written with a different schema"
-                )
+                raise _undecodable(reader, exc) from exc
+            if stream.tell() != len(data):
+                raise _left_over(reader, stream.tell(), len(data))
         if self._from_dict is not None:
             if ctx is None:
                 raise TypeError("SerializationContext cannot be None")

@@ -18,6 +18,7 @@ Per (topic, field) the serializer keeps the complete frame prefix, so a message 
 from __future__ import annotations
 
 import base64
+import importlib
 import threading
 from typing import Any
 
@@ -113,8 +114,9 @@ class ProtobufSerializer(Serializer):
         self._schema_str = _file_schema_str(self._descriptor.file)
         self._lock = threading.Lock()
         self._by_subject: dict[str, tuple[bytes | None, wire.SchemaId]] = {}
-        self._value_prefixes: dict[str, tuple[bytes | None, wire.SchemaId]] = {}
-        self._key_prefixes: dict[str, tuple[bytes | None, wire.SchemaId]] = {}
+        # (topic -> complete frame prefix) per field, for built-in strategies and prefix framing
+        self._value_prefixes: dict[str, bytes] = {}
+        self._key_prefixes: dict[str, bytes] = {}
         self._by_topic = not self._conf.strategy_is_custom and not self._conf.uses_latest
 
     def _references(self, ctx: SerializationContext | None, file: FileDescriptor) -> list[Any]:
@@ -166,20 +168,20 @@ class ProtobufSerializer(Serializer):
                     rs = register_or_lookup(self._registry, self._conf, subject, schema)
                     found = self._frame_for(rs.schema_id, rs.guid)
                     self._by_subject[subject] = found
-        if self._by_topic:
+        if self._by_topic and found[0] is not None:
             cache = self._value_prefixes if ctx.field == _VALUE else self._key_prefixes
-            cache[ctx.topic] = found
+            cache[ctx.topic] = found[0]
         return found
 
     def __call__(self, message: Any, ctx: SerializationContext | None = None) -> bytes | None:
         if message is None:
             return None
-        if self._by_topic and ctx is not None and message.__class__ is self._msg_class:
-            found = (self._value_prefixes if ctx.field == _VALUE else self._key_prefixes).get(
+        if ctx is not None and message.__class__ is self._msg_class:
+            prefix = (self._value_prefixes if ctx.field == _VALUE else self._key_prefixes).get(
                 ctx.topic
             )
-            if found is not None and found[0] is not None:
-                return found[0] + message.SerializeToString()
+            if prefix is not None:
+                return prefix + message.SerializeToString()
         if not isinstance(message, self._msg_class):
             raise ValueError(f"message must be of type {self._msg_class} not {type(message)}")
         frame = self._frame(ctx)
@@ -243,25 +245,33 @@ def _file_proto(name: str, schema_str: str, label: str) -> descriptor_pb2.FileDe
     return proto
 
 
+def _builtin_module(name: str) -> str:
+    """The Python module that registers a well-known file in the default pool."""
+    module = name[: -len(".proto")].replace("/", ".") + "_pb2"
+    if name.startswith("confluent/"):  # confluent-kafka ships meta.proto and type/decimal.proto
+        module = "confluent_kafka.schema_registry." + module
+    return module
+
+
 def _add_builtin(pool: descriptor_pool.DescriptorPool, name: str) -> None:
-    """Copy a well-known file (google/protobuf/*, confluent/*) from the default pool."""
+    """Copy a well-known file (google/protobuf/*, google/type/*, confluent/*) into ``pool``."""
+    try:
+        pool.FindFileByName(name)
+        return
+    except KeyError:
+        pass
     default = descriptor_pool.Default()
     try:
         found = default.FindFileByName(name)
     except KeyError:
-        try:  # confluent-kafka ships confluent/meta.proto, confluent/type/decimal.proto
-            import confluent_kafka.schema_registry.confluent.meta_pb2
-            import confluent_kafka.schema_registry.confluent.type.decimal_pb2  # noqa: F401
-
+        try:
+            importlib.import_module(_builtin_module(name))
             found = default.FindFileByName(name)
         except (ImportError, KeyError):
             raise SerializationError(f"well-known import {name} is not available") from None
     for dep in found.dependencies:
         _add_builtin(pool, dep.name)
-    try:
-        pool.FindFileByName(name)
-    except KeyError:
-        pool.AddSerializedFile(found.serialized_pb)
+    pool.AddSerializedFile(found.serialized_pb)
 
 
 class _Decoder:
@@ -305,20 +315,23 @@ class ProtobufDeserializer(Deserializer):
         self._decoders: dict[Any, _Decoder] = {}
         self._pools: dict[Any, tuple[descriptor_pool.DescriptorPool, str]] = {}
         self._plain = self._conf.dual_ids and not self._conf.strategy_is_custom
+        self._fast: dict[bytes, _Decoder] = {}
 
     def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
         if data is None:
             return None
-        if (
-            self._plain
-            and len(data) > 5
-            and data[0] == 0
-            and data[5] == 0
-            and (ctx is None or not ctx.headers)
-        ):
-            decoder = self._decoders.get(int.from_bytes(data[1:5], "big"))
+        if ctx is None or not ctx.headers:
+            # Steady state: the 6-byte frame (magic 0, id, index path [0]) names the decoder.
+            decoder = self._fast.get(data[:6])
             if decoder is not None:
-                return self._decode(decoder, data, 6)
+                try:
+                    message = decoder.cls.FromString(data[6:])
+                except DecodeError as exc:
+                    raise SerializationError(
+                        f"payload does not decode as Protobuf message of schema {decoder.label}: "
+                        f"{exc}"
+                    ) from exc
+                return message_to_dict(message) if decoder.to_dict else message
         return self._deserialize(data, ctx)
 
     def _deserialize(self, data: bytes, ctx: SerializationContext | None) -> Any:
@@ -345,8 +358,13 @@ class ProtobufDeserializer(Deserializer):
             decoder = self._load(frame, indexes, subject, ctx)
             with self._lock:
                 self._decoders[key] = decoder
-                if indexes == [0] and subject is None and frame.schema_id is not None:
-                    self._decoders[frame.schema_id] = decoder
+                if (
+                    self._plain
+                    and indexes == [0]
+                    and frame.schema_id is not None
+                    and (frame.offset == 6)
+                ):
+                    self._fast[wire.id_prefix(frame.schema_id) + b"\x00"] = decoder
         return self._decode(decoder, data, frame.offset)
 
     def _load(
