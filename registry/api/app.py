@@ -88,6 +88,10 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
         return _error(request, 500, {"error_code": 500, "message": f"Internal Server Error: {exc}"})
 
     app.add_middleware(ProtocolMiddleware, max_body=registry.settings.max_request_bytes)
+    # GET /ready; with a Kafka store, forwarding writes to the leader (outermost middleware)
+    from registry.api.forwarding import install as install_forwarding
+
+    install_forwarding(app, registry)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -5,7 +5,7 @@
 ``sqlite:////absolute/path.db``
 ``postgresql://user:pass@host:5432/db``       PostgreSQL via psycopg 3
 ``postgresql+psycopg://...``, ``postgres://``
-``kafka://...``                               reserved for the Kafka backend (not yet)
+``kafka://host:9092/?topic=_schemas``         Kafka topic (``registry.store.kafka``)
 ============================================  =========================================
 """
 
@@ -35,11 +35,10 @@ def open_store(url: str) -> LogStore:
 
         return SqlLogStore(url)
     if scheme == "kafka":
-        # The Kafka backend plugs in here:
-        #     from registry.store.kafka import KafkaLogStore
-        #     return KafkaLogStore(url)
-        raise ValueError(f"kafka:// stores are not available yet: {url!r}")
+        from registry.store.kafka import KafkaLogStore
+
+        return KafkaLogStore(url)
     raise ValueError(
         f"unsupported store URL scheme {scheme!r} in {url!r}; "
-        "supported: sqlite:///path.db, postgresql://user@host:port/db"
+        "supported: sqlite:///path.db, postgresql://user@host:port/db, kafka://host:9092"
     )

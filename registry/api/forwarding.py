@@ -1,0 +1,255 @@
+"""Several instances, one writer: readiness, and forwarding writes to the elected leader.
+
+:func:`install` is called by ``create_app`` for every store:
+
+* ``GET /ready`` answers 200 ``{"ready": true, ...}`` once the instance has replayed its store up
+  to where it was at start-up, else 503 with a Confluent-shaped body (``error_code`` 503).
+* For a Kafka store (one that elects a leader, :mod:`registry.store.kafka`) it also installs
+  :class:`ForwardingMiddleware`, the outermost ASGI middleware:
+
+  - until the replay is done every request but ``/`` and ``/ready`` gets that 503;
+  - a write (register, delete subject/version, config and mode writes, context deletes: every
+    ``PUT`` and ``DELETE``, and ``POST .../subjects/{subject}/versions``) on an instance that is
+    not the leader is sent to the leader's URL with the same method, path, query, body and
+    headers (``Authorization`` included) plus ``X-Forward: true``, and the leader's answer is
+    returned verbatim; afterwards the instance reads the topic to its end, so the client reads
+    its own write here too;
+  - leader unknown: 50004; the leader could not be reached or did not answer in time: 50003.
+    A request that already carries ``X-Forward`` is never forwarded again.
+
+An instance's URL as the others reach it is ``SCHEMA_REGISTRY_ADVERTISED_URL`` if set, else
+``http://<host>:<port>`` from the settings (the machine's host name when listening on all
+addresses).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from collections.abc import MutableMapping
+from typing import Any
+
+import httpx
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+
+from registry import errors
+from registry.api.responses import PREFERRED, SRResponse
+from registry.core import Registry
+from registry.settings import Settings
+
+log = logging.getLogger(__name__)
+
+Scope = MutableMapping[str, Any]
+
+ADVERTISED_URL_ENV = "SCHEMA_REGISTRY_ADVERTISED_URL"
+FORWARD_HEADER = "x-forward"
+#: headers that describe one connection, not the request
+_HOP_BY_HOP = frozenset(
+    {
+        "host",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "transfer-encoding",
+        "te",
+        "trailer",
+        "upgrade",
+        "content-length",
+    }
+)
+_ALWAYS_SERVED = frozenset({"/", "/ready"})
+
+
+def advertised_url(settings: Settings, env: dict[str, str] | None = None) -> str:
+    """This instance's URL for the other instances."""
+    env = dict(os.environ) if env is None else env
+    explicit = env.get(ADVERTISED_URL_ENV, "").strip()
+    if explicit:
+        return explicit.rstrip("/")
+    host = settings.host
+    if host in ("", "0.0.0.0", "::", "[::]"):
+        host = socket.gethostname()
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{settings.port}"
+
+
+def install(app: FastAPI, registry: Registry) -> None:
+    """Add ``/ready``; for a store with a leader, forwarding (see the module docstring)."""
+
+    @app.get("/ready", include_in_schema=False)
+    async def ready(request: Request) -> Response:
+        ok, detail = readiness(registry)
+        if ok:
+            return SRResponse({"ready": True, "message": detail})
+        return SRResponse({"error_code": 503, "message": detail}, status_code=503)
+
+    store = registry.store
+    if not hasattr(store, "leader_url"):
+        return
+    if getattr(store, "advertised_url", None) is None:
+        store.advertised_url = advertised_url(registry.settings)  # type: ignore[attr-defined]
+    store.set_listener(registry.refresh)  # type: ignore[attr-defined]
+    app.add_middleware(ForwardingMiddleware, registry=registry)
+
+
+def readiness(registry: Registry) -> tuple[bool, str]:
+    """Whether ``registry`` has applied its store up to where it stood at start-up."""
+    check = getattr(registry.store, "readiness", None)
+    if check is None:
+        return True, "ready"
+    try:
+        done, last, detail = check()
+    except RuntimeError as exc:  # not open yet
+        return False, f"Schema Registry is starting: {exc}"
+    if not done:
+        return False, f"Schema Registry is not ready: {detail}"
+    if registry.state.offset < last:
+        return False, (
+            f"Schema Registry is not ready: applied offset {registry.state.offset} of {last}"
+        )
+    return True, detail
+
+
+def is_write(method: str, raw_path: str) -> bool:
+    """Whether a request changes the registry (and so must reach the leader)."""
+    method = method.upper()
+    if method in ("PUT", "DELETE"):
+        return True
+    if method != "POST":
+        return False
+    segments = raw_path.rstrip("/").split("/")
+    if len(segments) > 3 and segments[1] == "contexts":
+        segments = ["", *segments[3:]]
+    return len(segments) == 4 and segments[1] == "subjects" and segments[3] == "versions"
+
+
+class ForwardingMiddleware:
+    """See the module docstring."""
+
+    def __init__(self, app: Any, registry: Registry) -> None:
+        self.app = app
+        self.registry = registry
+        self.store: Any = registry.store
+        write_timeout = float(getattr(getattr(self.store, "settings", None), "write_timeout", 10))
+        self.timeout = httpx.Timeout(write_timeout + 10, connect=5)
+        self._client: httpx.AsyncClient | None = None
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        if path not in _ALWAYS_SERVED:
+            ok, detail = readiness(self.registry)
+            if not ok:
+                await _send_error(send, errors.RegistryError(503, detail, 503))
+                return
+        raw_path = (scope.get("raw_path") or path.encode()).decode("latin-1")
+        if not is_write(scope["method"], raw_path):
+            await self.app(scope, receive, send)
+            return
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        forwarded = any(k.lower() == FORWARD_HEADER for k, _ in headers)
+        leader = self.store.leader_url()
+        if self.store.is_leader or forwarded or leader == self.store.advertised_url:
+            # the leader writes; a forwarded request is never forwarded again (the store
+            # answers 50004 if this instance is not the leader after all)
+            await self.app(scope, receive, send)
+            return
+        if not leader:
+            await _send_error(send, errors.unknown_leader())
+            return
+        body = await _read_body(receive)
+        await self._forward(scope, leader, raw_path, headers, body, send)
+
+    async def _forward(
+        self,
+        scope: Scope,
+        leader: str,
+        raw_path: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        send: Any,
+    ) -> None:
+        query = scope.get("query_string", b"").decode("latin-1")
+        url = leader.rstrip("/") + raw_path + (f"?{query}" if query else "")
+        out = [(k, v) for k, v in headers if k.lower() not in _HOP_BY_HOP]
+        out.append(("X-Forward", "true"))
+        if not any(k.lower() == "x-forwarded-for" for k, _ in headers):
+            client = scope.get("client")
+            if client:
+                out.append(("X-Forwarded-For", str(client[0])))
+        try:
+            response = await self._http().request(
+                scope["method"],
+                httpx.URL(url),
+                headers=out,
+                content=body,
+            )
+        except httpx.HTTPError as exc:
+            log.warning("forwarding %s %s to %s failed: %r", scope["method"], raw_path, leader, exc)
+            await _send_error(
+                send,
+                errors.forwarding_failed(
+                    f"Error while forwarding the request to the leader {leader}: "
+                    f"{type(exc).__name__}: {exc}"
+                ),
+            )
+            return
+        if response.is_success:
+            await self._catch_up()
+        reply_headers = [
+            (k.encode("latin-1"), v.encode("latin-1"))
+            for k, v in response.headers.items()
+            if k.lower() not in _HOP_BY_HOP and k.lower() != "content-encoding"
+        ]
+        reply_headers.append((b"content-length", str(len(response.content)).encode()))
+        start = {"type": "http.response.start", "status": response.status_code}
+        await send({**start, "headers": reply_headers})
+        await send({"type": "http.response.body", "body": response.content})
+
+    async def _catch_up(self) -> None:
+        """Read the leader's write here too (bounded), so the client reads it from us."""
+        try:
+            caught = await asyncio.to_thread(self.store.catch_up, 5.0)
+            if caught:
+                await asyncio.to_thread(self.registry.refresh)
+        except Exception:  # the write succeeded; being late to read it is not an error
+            log.warning("catching up after a forwarded write failed", exc_info=True)
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
+        return self._client
+
+
+async def _read_body(receive: Any) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+async def _send_error(send: Any, exc: errors.RegistryError) -> None:
+    body = orjson.dumps(exc.body())
+    await send(
+        {
+            "type": "http.response.start",
+            "status": exc.http_status,
+            "headers": [
+                (b"content-type", PREFERRED.encode()),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
