@@ -47,6 +47,7 @@ def check(
     previous: Sequence[PreviousSchema],
     *,
     validate_fields: bool = False,
+    policy: str | None = None,
 ) -> list[str]:
     """Messages explaining why ``new`` breaks ``level`` against ``previous`` (chronological
     order); an empty list when compatible. ``fmt`` is the format of ``new``."""
@@ -60,7 +61,7 @@ def check(
         if old.schema.schema_type != new.schema_type or fmt is None:
             messages = [DIFFERENT_SCHEMA_TYPE]
         else:
-            messages = _compare(fmt, direction, new, old)
+            messages = _compare(fmt, direction, new, old, policy)
         if messages:
             break
     if messages:
@@ -71,16 +72,24 @@ def check(
 
 
 def _compare(
-    fmt: SchemaFormat, direction: str, new: ParsedSchema, old: PreviousSchema
+    fmt: SchemaFormat,
+    direction: str,
+    new: ParsedSchema,
+    old: PreviousSchema,
+    policy: str | None = None,
 ) -> list[str]:
     messages: list[str] = []
     if direction in ("FORWARD", "FULL"):
-        forward = fmt.compatibility_errors(old.schema, new, reader_label="old", writer_label="new")
+        forward = fmt.compatibility_errors(
+            old.schema, new, reader_label="old", writer_label="new", policy=policy
+        )
         messages.extend(forward)
         if forward and direction == "FORWARD":
             messages.extend(_old_schema_trailer(old))
     if direction in ("BACKWARD", "FULL"):
-        backward = fmt.compatibility_errors(new, old.schema, reader_label="new", writer_label="old")
+        backward = fmt.compatibility_errors(
+            new, old.schema, reader_label="new", writer_label="old", policy=policy
+        )
         messages.extend(backward)
         if backward:
             messages.extend(_old_schema_trailer(old))

@@ -16,12 +16,16 @@ CONFIG_FIELDS = (
     "validateRules",
     "compatibilityLevel",
     "compatibilityGroup",
+    "compatibilityPolicy",
     "defaultMetadata",
     "overrideMetadata",
     "defaultRuleSet",
     "overrideRuleSet",
 )
 BOOL_FIELDS = ("normalize", "validateFields", "validateRules")
+#: Confluent 8.2+: LENIENT relaxes JSON Schema content-model rules; LOGICAL (8.5) is accepted
+#: and checked like STRICT
+COMPATIBILITY_POLICIES = ("STRICT", "LENIENT", "LOGICAL")
 
 
 def config_key(subject: str | None) -> str | None:
@@ -82,6 +86,15 @@ def put_config(reg: Registry, subject: str | None, body: dict[str, Any]) -> dict
                 if level is None:
                     raise errors.invalid_compatibility_level(value)
                 value = level
+            elif field == "compatibilityPolicy":
+                policy = str(value).strip().upper()
+                if policy not in COMPATIBILITY_POLICIES:
+                    raise errors.RegistryError(
+                        42203,
+                        "Invalid compatibility policy. Valid values are STRICT, LENIENT and "
+                        "LOGICAL",
+                    )
+                value = policy
             elif field in BOOL_FIELDS and not isinstance(value, bool):
                 raise errors.RegistryError(
                     400,

@@ -694,7 +694,12 @@ def check_against(
     olds = [compatibility.PreviousSchema(reg.parse_stored(v), v.version, v.schema) for v in prev]
     fmt = reg.formats.get(new.schema_type)
     return compatibility.check(
-        fmt, level, new, olds, validate_fields=bool(config.get("validateFields"))
+        fmt,
+        level,
+        new,
+        olds,
+        validate_fields=bool(config.get("validateFields")),
+        policy=config.get("compatibilityPolicy"),
     )
 
 

@@ -69,8 +69,13 @@ class SchemaFormat(ABC):
         writer: ParsedSchema,
         reader_label: str = "new",
         writer_label: str = "old",
+        *,
+        policy: str | None = None,
     ) -> list[str]:
         """Why ``reader`` cannot read data written with ``writer``; an empty list if it can.
+
+        ``policy`` is the subject's ``compatibilityPolicy`` (``STRICT``, ``LENIENT``,
+        ``LOGICAL``; ``None`` = the format's default); formats without policies ignore it.
 
         Each string is one Confluent-style difference, e.g. for Avro
         ``{errorType:'READER_FIELD_MISSING_DEFAULT_VALUE', description:'The field 'f2' at path

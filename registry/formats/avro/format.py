@@ -91,6 +91,8 @@ class AvroFormat(SchemaFormat):
         writer: ParsedSchema,
         reader_label: str = "new",
         writer_label: str = "old",
+        *,
+        policy: str | None = None,
     ) -> list[str]:
         if not isinstance(reader, AvroSchema) or not isinstance(writer, AvroSchema):
             return ["Incompatible because of different schema type"]

@@ -146,6 +146,8 @@ class ProtobufFormat(SchemaFormat):
         writer: ParsedSchema,
         reader_label: str = "new",
         writer_label: str = "old",
+        *,
+        policy: str | None = None,
     ) -> list[str]:
         """Confluent's ``ProtobufSchema.isBackwardCompatible``: diff(original = writer,
         update = reader); the incompatible differences, or none when all are compatible."""
