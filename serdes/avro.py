@@ -658,7 +658,12 @@ class AvroDeserializer(Deserializer):
         key: Any = frame.schema_id if frame.schema_id is not None else str(frame.guid)
         if self._conf.strategy_is_custom:
             key = (subject, key)
-        reader = None if self._conf.uses_latest else self._readers.get(key)
+        if self._conf.uses_latest and subject is not None:
+            # The latest schema comes from the client's (TTL) cache on every message; the
+            # reader for a (writer, latest) pair is built once.
+            latest = self._conf.latest_schema(self._registry, subject)
+            key = (key, subject, latest.schema_id if latest is not None else None)
+        reader = self._readers.get(key)
         if reader is None:
             reader = self._load(frame, subject, ctx, key)
         return self._decode(reader, data, frame.offset, ctx)
@@ -681,11 +686,10 @@ class AvroDeserializer(Deserializer):
                 check_no_rules(latest.schema, f"subject {subject} latest schema")
                 reader_schema = self._parse(latest.schema)
         reader = _Reader(writer, reader_schema, label)
-        if not self._conf.uses_latest:
-            with self._lock:
-                self._readers[key] = reader
-                if self._plain and frame.schema_id is not None:
-                    self._fast[wire.id_prefix(frame.schema_id)] = reader
+        with self._lock:
+            self._readers[key] = reader
+            if self._plain and frame.schema_id is not None:
+                self._fast[wire.id_prefix(frame.schema_id)] = reader
         return reader
 
     def _decode(

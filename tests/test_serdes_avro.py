@@ -381,3 +381,19 @@ def test_steady_state_makes_no_http_calls(registry_server) -> None:
         assert de(ser(order(i), c), c)["id"] == order(i)["id"]
     after = sum(p.num_requests for p in pool.pools._container.values())
     assert after == before
+
+
+def test_latest_reader_schema_follows_new_versions_after_the_ttl(registry_server) -> None:
+    import time
+
+    client = SchemaRegistryClient({"url": registry_server.url, "cache.latest.ttl.sec": 0.2})
+    client.set_compatibility("evolving-value", "NONE")
+    v1 = {"type": "record", "name": "E", "fields": [{"name": "a", "type": "int"}]}
+    v2 = {**v1, "fields": [*v1["fields"], {"name": "b", "type": "string", "default": "two"}]}
+    c = ctx("evolving")
+    data = AvroSerializer(client, json.dumps(v1))({"a": 1}, c)
+    de = AvroDeserializer(client, conf={"use.latest.version": True})
+    assert de(data, c) == {"a": 1}
+    AvroSerializer(client, json.dumps(v2))({"a": 2, "b": "x"}, c)
+    time.sleep(0.3)
+    assert de(data, c) == {"a": 1, "b": "two"}
