@@ -2,8 +2,9 @@
 
 :func:`install` is called by ``create_app`` for every store:
 
-* ``GET /ready`` answers 200 ``{"ready": true, ...}`` once the instance has replayed its store up
-  to where it was at start-up, else 503 with a Confluent-shaped body (``error_code`` 503).
+* ``GET /ready`` answers 200 ``{"ready": true, ...}`` (with ``leader`` and ``is_leader`` for a
+  Kafka store) once the instance has replayed its store up to where it was at start-up, else
+  503 with a Confluent-shaped body (``error_code`` 503).
 * For a Kafka store (one that elects a leader, :mod:`registry.store.kafka`) it also installs
   :class:`ForwardingMiddleware`, the outermost ASGI middleware:
 
@@ -84,9 +85,14 @@ def install(app: FastAPI, registry: Registry) -> None:
     @app.get("/ready", include_in_schema=False)
     async def ready(request: Request) -> Response:
         ok, detail = readiness(registry)
-        if ok:
-            return SRResponse({"ready": True, "message": detail})
-        return SRResponse({"error_code": 503, "message": detail}, status_code=503)
+        if not ok:
+            return SRResponse({"error_code": 503, "message": detail}, status_code=503)
+        body: dict[str, Any] = {"ready": True, "message": detail}
+        leader_url = getattr(registry.store, "leader_url", None)
+        if leader_url is not None:
+            body["leader"] = leader_url()
+            body["is_leader"] = bool(registry.store.is_leader)  # type: ignore[attr-defined]
+        return SRResponse(body)
 
     store = registry.store
     if not hasattr(store, "leader_url"):

@@ -1,0 +1,357 @@
+"""Several ``schema-registry serve`` processes on one Kafka topic: forwarding to the elected
+leader (headers passed on, answers verbatim), 50004/50003, failover after ``kill -9`` within
+15 s, and no id or subject-version given to two schemas while leaders are killed under load."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from registry.store.kafka import KafkaLogStore
+from tests.conftest import LiveServer, free_port
+from tests.kafka_helpers import CONTENT_TYPE, read_topic
+
+HEADERS = {"Content-Type": CONTENT_TYPE}
+#: fast failover for the tests (the broker started by scripts/kafka allows 1 s sessions)
+SESSION = "election.session.timeout.ms=2000"
+
+
+def avro(name: str, extra_field: str | None = None) -> str:
+    fields: list[dict[str, Any]] = [{"name": "id", "type": "long"}]
+    if extra_field:
+        fields.append({"name": extra_field, "type": "string", "default": ""})
+    return json.dumps({"type": "record", "name": name, "fields": fields}, separators=(",", ":"))
+
+
+def wait_ready(server: LiveServer, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            reply = httpx.get(server.url + "/ready", timeout=2)
+            if reply.status_code == 200:
+                return dict(reply.json())
+            last = reply.json()
+        except httpx.HTTPError as exc:
+            last = exc
+        time.sleep(0.1)
+    raise AssertionError(f"{server.url} not ready: {last}\n{server.log()[-3000:]}")
+
+
+def leader_of(servers: list[LiveServer], timeout: float = 30) -> LiveServer:
+    """The instance that says it leads, once every live instance agrees on its URL."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        views = [wait_ready(s) for s in servers]
+        leaders = [s for s, v in zip(servers, views, strict=True) if v.get("is_leader")]
+        if len(leaders) == 1 and all(v.get("leader") == leaders[0].url for v in views):
+            return leaders[0]
+        time.sleep(0.2)
+    raise AssertionError(f"no agreed leader among {[s.url for s in servers]}")
+
+
+@pytest.fixture
+def cluster_url(kafka_bootstrap: str, kafka_topic: str) -> str:
+    return f"kafka://{kafka_bootstrap}/?topic={kafka_topic}&{SESSION}"
+
+
+@pytest.fixture
+def servers(cluster_url: str, tmp_path: Path) -> Iterator[list[LiveServer]]:
+    started: list[LiveServer] = []
+    try:
+        for _ in range(3):
+            server = LiveServer(cluster_url, tmp_path)
+            server.start()
+            started.append(server)
+        for server in started:
+            wait_ready(server)
+        yield started
+    finally:
+        for server in started:
+            if server.proc is not None and server.proc.poll() is None:
+                server.stop()
+
+
+def test_three_instances_forward_writes_and_read_their_own(servers: list[LiveServer]) -> None:
+    leader = leader_of(servers)
+    followers = [s for s in servers if s is not leader]
+    assert len(followers) == 2
+    for i, server in enumerate(servers):
+        schema = avro(f"R{i}")
+        reply = httpx.post(
+            f"{server.url}/subjects/s{i}/versions",
+            json={"schema": schema},
+            headers={**HEADERS, "X-Request-ID": f"req-{i}"},
+            timeout=30,
+        )
+        assert reply.status_code == 200, reply.text
+        assert reply.json() == {"id": i + 1}
+        # the leader's answer comes back verbatim (its X-Request-ID echo included)
+        assert reply.headers["x-request-id"] == f"req-{i}"
+        # read-your-writes on the instance written to, follower or not
+        got = httpx.get(f"{server.url}/subjects/s{i}/versions/1", timeout=5).json()
+        assert (got["id"], got["schema"]) == (i + 1, schema)
+    # config, mode and delete writes are forwarded too; errors come back with the leader's code
+    follower = followers[0]
+    assert httpx.put(
+        f"{follower.url}/config/s0", json={"compatibility": "FULL"}, headers=HEADERS, timeout=30
+    ).json() == {"compatibility": "FULL"}
+    assert httpx.get(f"{follower.url}/config/s0", timeout=5).json()["compatibilityLevel"] == "FULL"
+    assert httpx.put(
+        f"{follower.url}/mode/s1", json={"mode": "READONLY"}, headers=HEADERS, timeout=30
+    ).json() == {"mode": "READONLY"}
+    refused = httpx.post(
+        f"{follower.url}/subjects/s1/versions", json={"schema": avro("X")}, headers=HEADERS
+    )
+    assert refused.status_code == 422 and refused.json()["error_code"] == 42205
+    assert httpx.delete(f"{followers[1].url}/subjects/s2", timeout=30).json() == [1]
+    missing = httpx.delete(f"{followers[1].url}/subjects/nope", timeout=30)
+    assert missing.status_code == 404 and missing.json()["error_code"] == 40401
+    # every instance converges on the same state
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        views = [httpx.get(f"{s.url}/subjects", timeout=5).json() for s in servers]
+        if all(v == ["s0", "s1"] for v in views):
+            break
+        time.sleep(0.1)
+    assert views == [["s0", "s1"]] * 3
+
+
+class _Capture(BaseHTTPRequestHandler):
+    seen: list[tuple[str, str, dict[str, str], bytes]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.seen.append((self.command, self.path, headers, body))
+        answer = b'{"id":4242}'
+        self.send_response(200)
+        self.send_header("Content-Type", CONTENT_TYPE)
+        self.send_header("X-Leader", "capture")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_forwarding_passes_authorization_and_returns_the_answer_verbatim(
+    cluster_url: str, tmp_path: Path
+) -> None:
+    capture = ThreadingHTTPServer(("127.0.0.1", 0), _Capture)
+    threading.Thread(target=capture.serve_forever, daemon=True).start()
+    leader_url = f"http://127.0.0.1:{capture.server_address[1]}"
+    # the leader is a store advertising the capture server's URL
+    leader = KafkaLogStore(cluster_url, advertised_url=leader_url)
+    leader.open()
+    follower = LiveServer(cluster_url, tmp_path)
+    try:
+        assert leader.wait_leader(30)
+        follower.start()
+        assert wait_ready(follower)["leader"] == leader_url
+        reply = httpx.post(
+            f"{follower.url}/subjects/a%2Fb/versions?normalize=true",
+            content=b'{"schema": "\\"int\\""}',
+            headers={**HEADERS, "Authorization": "Basic dXNlcjpwYXNz", "X-Custom": "kept"},
+            timeout=30,
+        )
+        assert reply.status_code == 200
+        assert reply.json() == {"id": 4242}
+        assert reply.headers["x-leader"] == "capture"
+        method, path, headers, body = _Capture.seen[-1]
+        assert (method, path) == ("POST", "/subjects/a%2Fb/versions?normalize=true")
+        assert headers["authorization"] == "Basic dXNlcjpwYXNz"
+        assert headers["x-custom"] == "kept"
+        assert headers["x-forward"] == "true"
+        assert headers["content-type"] == CONTENT_TYPE
+        assert body == b'{"schema": "\\"int\\""}'
+        # reads are answered locally, never forwarded
+        count = len(_Capture.seen)
+        assert httpx.get(f"{follower.url}/subjects", timeout=5).json() == []
+        lookup = httpx.post(f"{follower.url}/subjects/x", json={"schema": '"int"'}, timeout=5)
+        assert lookup.json()["error_code"] == 40401
+        assert len(_Capture.seen) == count
+    finally:
+        follower.stop()
+        leader.close()
+        capture.shutdown()
+
+
+def test_a_leader_without_http_is_50004(cluster_url: str, tmp_path: Path) -> None:
+    # a leader that serves no HTTP (e.g. the copy command): writes cannot be forwarded
+    silent = KafkaLogStore(cluster_url)
+    silent.open()
+    follower = LiveServer(cluster_url, tmp_path)
+    try:
+        assert silent.wait_leader(30)
+        follower.start()
+        wait_ready(follower)
+        began = time.monotonic()
+        reply = httpx.post(
+            f"{follower.url}/subjects/s/versions", json={"schema": '"int"'}, headers=HEADERS
+        )
+        assert reply.status_code == 500
+        assert reply.json() == {"error_code": 50004, "message": "Leader not known."}
+        assert time.monotonic() - began < 5
+        # reads still work
+        assert httpx.get(f"{follower.url}/subjects", timeout=5).json() == []
+    finally:
+        follower.stop()
+        silent.close()
+
+
+def test_an_unreachable_leader_is_50003(cluster_url: str, tmp_path: Path) -> None:
+    dead_url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    dead = KafkaLogStore(cluster_url, advertised_url=dead_url)
+    dead.open()
+    follower = LiveServer(cluster_url, tmp_path)
+    try:
+        assert dead.wait_leader(30)
+        follower.start()
+        assert wait_ready(follower)["leader"] == dead_url
+        began = time.monotonic()
+        reply = httpx.post(
+            f"{follower.url}/subjects/s/versions", json={"schema": '"int"'}, headers=HEADERS
+        )
+        assert reply.status_code == 500
+        assert reply.json()["error_code"] == 50003
+        assert dead_url in reply.json()["message"]
+        assert time.monotonic() - began < 5
+    finally:
+        follower.stop()
+        dead.close()
+
+
+def _kill(server: LiveServer) -> None:
+    assert server.proc is not None
+    os.kill(server.proc.pid, signal.SIGKILL)
+    server.proc.wait(timeout=10)
+
+
+def test_failover_after_kill_9_within_15_seconds(servers: list[LiveServer]) -> None:
+    leader = leader_of(servers)
+    first = httpx.post(
+        f"{leader.url}/subjects/before/versions", json={"schema": avro("B")}, headers=HEADERS
+    )
+    assert first.json() == {"id": 1}
+    survivors = [s for s in servers if s is not leader]
+    _kill(leader)
+    killed_at = time.monotonic()
+    took = None
+    while time.monotonic() - killed_at < 30:
+        reply = httpx.post(
+            f"{survivors[0].url}/subjects/after/versions",
+            json={"schema": avro("A")},
+            headers=HEADERS,
+            timeout=30,
+        )
+        if reply.status_code == 200:
+            took = time.monotonic() - killed_at
+            break
+        assert reply.json()["error_code"] in (50002, 50003, 50004), reply.text
+        time.sleep(0.2)
+    assert took is not None, "no instance took over within 30 s"
+    print(f"\nfailover: writes succeed again {took:.1f}s after kill -9 of the leader")
+    assert took < 15
+    assert reply.json() == {"id": 2}
+    new_leader = leader_of(survivors)
+    assert new_leader is not leader
+    for server in survivors:
+        got = httpx.get(f"{server.url}/subjects/before/versions/1", timeout=5).json()
+        assert got["id"] == 1
+
+
+def test_no_duplicate_ids_while_leaders_are_killed(
+    servers: list[LiveServer], cluster_url: str, kafka_bootstrap: str, kafka_topic: str
+) -> None:
+    acked: dict[tuple[str, str], dict[str, Any]] = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+    errors: list[str] = []
+
+    def client(worker: int) -> None:
+        n = 0
+        with httpx.Client(timeout=30) as http:
+            while not stop.is_set() and n < 400:
+                n += 1
+                subject = f"subj-{n % 5}"  # shared subjects: versions are contended too
+                schema = avro(f"W{worker}N{n}", extra_field=f"f{worker}_{n}")
+                target = servers[(worker + n) % len(servers)]
+                if target.proc is None or target.proc.poll() is not None:
+                    continue
+                try:
+                    reply = http.post(
+                        f"{target.url}/subjects/{subject}/versions?normalize=false",
+                        json={"schema": schema},
+                        headers=HEADERS,
+                    )
+                except httpx.HTTPError:
+                    continue  # the instance was killed mid-request: not acknowledged
+                if reply.status_code == 200:
+                    with lock:
+                        acked[(subject, schema)] = reply.json()
+                elif reply.json().get("error_code") not in (503, 50001, 50002, 50003, 50004):
+                    errors.append(reply.text)
+
+    # compatibility NONE: every new schema is a new version
+    leader = leader_of(servers)
+    assert (
+        httpx.put(
+            f"{leader.url}/config", json={"compatibility": "NONE"}, headers=HEADERS, timeout=30
+        ).status_code
+        == 200
+    )
+    workers = [threading.Thread(target=client, args=(w,)) for w in range(6)]
+    for w in workers:
+        w.start()
+    try:
+        for _round in range(2):
+            time.sleep(3)
+            live = [s for s in servers if s.proc is not None and s.proc.poll() is None]
+            victim = leader_of(live)
+            _kill(victim)
+            time.sleep(1)
+            victim.start()  # the killed instance comes back as a follower
+    finally:
+        time.sleep(3)
+        stop.set()
+        for w in workers:
+            w.join(timeout=60)
+    assert not errors, errors[:3]
+    print(f"\n{len(acked)} registrations acknowledged across 2 leader kills")
+    assert len(acked) > 20, f"too few registrations acknowledged: {len(acked)}"
+
+    # every acknowledged registration is present, with the id it was acknowledged with
+    reader = servers[0]
+    wait_ready(reader)
+    for (subject, schema), answer in acked.items():
+        found = httpx.post(
+            f"{reader.url}/subjects/{subject}", json={"schema": schema}, headers=HEADERS
+        )
+        assert found.status_code == 200, (subject, found.text)
+        assert found.json()["id"] == answer["id"]
+
+    # the log never gives one id or one subject-version to two different schemas
+    by_id: dict[int, set[str]] = {}
+    by_version: dict[tuple[str, int], set[str]] = {}
+    for key, value in read_topic(kafka_bootstrap, kafka_topic):
+        k = json.loads(key)
+        if k["keytype"] != "SCHEMA" or value is None:
+            continue
+        v = json.loads(value)
+        by_id.setdefault(v["id"], set()).add(v["schema"])
+        by_version.setdefault((v["subject"], v["version"]), set()).add(v["schema"])
+    assert {i: s for i, s in by_id.items() if len(s) > 1} == {}
+    assert {k: s for k, s in by_version.items() if len(s) > 1} == {}
+    assert len(by_id) >= len({a["id"] for a in acked.values()})
