@@ -72,7 +72,7 @@ class Registry:
         self.state = State()
         self._write_lock = threading.RLock()
         self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema] = OrderedDict()
-        self._parse_cache_size = 5000
+        self._parse_cache_size = self.settings.parse_cache_size
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
 
@@ -169,6 +169,11 @@ class Registry:
         if len(self._parse_cache) > self._parse_cache_size:
             self._parse_cache.popitem(last=False)
         return parsed
+
+    def has_parsed(self, schema_type: str, text: str) -> bool:
+        """Whether a reference-free ``text`` is in the parse cache (lookups of it then need
+        no parsing and can be answered without a worker thread)."""
+        return (schema_type.upper(), text, (), False) in self._parse_cache
 
     def parse_stored(self, sv: SchemaVersion) -> ParsedSchema:
         try:

@@ -27,6 +27,8 @@ class Settings:
     poll_interval: float = 1.0
     #: id reported by /v1/metadata/id (schema.registry.group.id)
     group_id: str = "schema-registry"
+    #: parsed schemas kept in memory (lookups of a cached text need no parsing; a few KB each)
+    parse_cache_size: int = 20_000
     #: largest request body accepted, in bytes
     max_request_bytes: int = 16 * 1024 * 1024
     log_level: str = "INFO"

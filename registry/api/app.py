@@ -62,7 +62,8 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
         openapi_url="/openapi.json",
     )
     app.state.registry = registry
-    for module in (subjects, schemas, compatibility, config, mode, contexts, server):
+    # the deserializers' hot route (/schemas/ids) is matched first
+    for module in (schemas, subjects, compatibility, config, mode, contexts, server):
         app.include_router(module.router)
 
     @app.exception_handler(errors.RegistryError)

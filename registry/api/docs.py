@@ -164,6 +164,14 @@ def _content(schema: dict[str, Any]) -> dict[str, Any]:
     return {media: {"schema": schema} for media in MEDIA_TYPES}
 
 
+def parameters(path: tuple[str, ...] = (), query: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``openapi_extra`` for routes that read their parameters from the request themselves
+    (the hot routes skip FastAPI's per-request parameter machinery)."""
+    params = [{"name": n, "in": "path", "required": True, "schema": _STR} for n in path]
+    params += [{"name": n, "in": "query", "required": False, "schema": _STR} for n in query]
+    return {"parameters": params}
+
+
 def body(name: str) -> dict[str, Any]:
     """``openapi_extra`` declaring the JSON request body ``name``."""
     return {"requestBody": {"required": True, "content": _content(_ref(name))}}

@@ -43,19 +43,20 @@ async def schema_types(request: Request) -> Response:
     return reply(request, sorted(registry_of(request).formats, reverse=True))
 
 
-@router.get("/schemas/ids/{schema_id}", responses=docs.answers(docs.SCHEMA_STRING, 404))
-async def schema_by_id(
-    request: Request,
-    schema_id: str,
-    subject: str | None = None,
-    format: str | None = None,
-    fetchMaxId: str | None = None,
-) -> Response:
+@router.get(
+    "/schemas/ids/{schema_id}",
+    responses=docs.answers(docs.SCHEMA_STRING, 404),
+    openapi_extra=docs.parameters(("schema_id",), ("subject", "format", "fetchMaxId")),
+)
+async def schema_by_id(request: Request) -> Response:
+    # the deserializers' hot path: parameters are read directly, not through FastAPI
     reg = registry_of(request)
+    query = request.query_params
+    subject = query.get("subject")
     subj = subject_param(subject) if subject else None
-    sv = schemas.schema_by_id(reg, _schema_id(schema_id), subj)
-    body = schema_string(sv, formatted(reg, sv, format))
-    if flag(fetchMaxId):
+    sv = schemas.schema_by_id(reg, _schema_id(request.path_params["schema_id"]), subj)
+    body = schema_string(sv, formatted(reg, sv, query.get("format")))
+    if flag(query.get("fetchMaxId")):
         body["maxId"] = reg.state.context_of(sv.subject).max_id
     return reply(request, body)
 

@@ -136,26 +136,25 @@ async def delete_version(
 
 @router.post(
     "/subjects/{subject}",
-    openapi_extra=docs.body("RegisterSchemaRequest"),
+    openapi_extra={
+        **docs.body("RegisterSchemaRequest"),
+        **docs.parameters(("subject",), ("normalize", "deleted", "format")),
+    },
     responses=docs.answers(docs.SCHEMA, 400, 404, 415, 422),
 )
-async def lookup(
-    request: Request,
-    subject: str,
-    normalize: str | None = None,
-    deleted: str | None = None,
-    format: str | None = None,
-) -> Response:
+async def lookup(request: Request) -> Response:
+    # the serializers' hot path: parameters are read directly, not through FastAPI
+    query = request.query_params
+    subject: str = request.path_params["subject"]
+    normalize, deleted, format = query.get("normalize"), query.get("deleted"), query.get("format")
     reg = registry_of(request)
     req = schema_request(await json_body(request))
-    sv = await run_in_threadpool(
-        schemas.lookup,
-        reg,
-        subject_param(subject),
-        req,
-        normalize=flag(normalize),
-        deleted=flag(deleted),
-    )
+    args = (reg, subject_param(subject), req)
+    kwargs = {"normalize": flag(normalize), "deleted": flag(deleted)}
+    if not req.references and reg.has_parsed(req.schema_type, req.schema or ""):
+        sv = schemas.lookup(*args, **kwargs)  # memory only: no need for a worker thread
+    else:
+        sv = await run_in_threadpool(schemas.lookup, *args, **kwargs)
     return reply(request, schema_entity(sv, formatted(reg, sv, format)))
 
 
