@@ -41,10 +41,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from registry import cli_tools  # check, validate, register, download, config, plan, apply
 
     cli_tools.add_commands(commands)
+    from registry import copy as store_copy  # copy --from STORE --to STORE
+
+    store_copy.add_command(commands)
 
     args = parser.parse_args(argv)
     if args.command in cli_tools.COMMANDS:
         return cli_tools.run(args)
+    if args.command == "copy":
+        return store_copy.run(args)
     try:
         settings = Settings.from_env(
             host=getattr(args, "host", None),

@@ -180,8 +180,10 @@ class _KafkaTransaction(StoreTransaction):
 class KafkaLogStore(LogStore):
     """The record log in a Kafka topic; see the module docstring. Thread-safe once open."""
 
-    def __init__(self, url: str, *, advertised_url: str | None = None) -> None:
+    def __init__(self, url: str, *, advertised_url: str | None = None, elect: bool = True) -> None:
+        """``elect=False`` opens the topic for reading only (no election, no writes)."""
         self.settings = parse_kafka_url(url)
+        self.elect = elect
         self.description = self.settings.describe()
         #: this instance's URL as other instances reach it (set before :meth:`open`)
         self.advertised_url = advertised_url
@@ -285,11 +287,12 @@ class KafkaLogStore(LogStore):
                 low,
                 high,
             )
-            for name, target in (
-                ("kafka-reader", self._read_loop),
-                ("kafka-notifier", self._notify_loop),
-                ("kafka-election", self._elect_loop),
-            ):
+            loops = [("kafka-reader", self._read_loop), ("kafka-notifier", self._notify_loop)]
+            if self.elect:
+                loops.append(("kafka-election", self._elect_loop))
+            else:
+                self._settled.set()
+            for name, target in loops:
                 thread = threading.Thread(target=target, name=name, daemon=True)
                 thread.start()
                 self._threads.append(thread)
@@ -709,6 +712,8 @@ class KafkaLogStore(LogStore):
             self._settled.set()
 
     def _leader_producer(self, deadline: float) -> Producer:
+        if not self.elect:
+            raise errors.unknown_leader(f"{self.description} was opened for reading only")
         with self._leader_lock:
             while self._producer is None:
                 if self._leader_url is not None and not self._assigned and self._leader_known:
