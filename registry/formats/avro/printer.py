@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import math
-import re
 import struct
 from collections.abc import Collection
 from decimal import Decimal
@@ -29,34 +28,9 @@ from registry.formats.avro.model import (
     Schema,
     UnionSchema,
 )
+from registry.formats.jackson import quote as json_string
 
 # ---- JSON values, Jackson style ---------------------------------------------------------------
-
-_ESCAPE_RE = re.compile(r'[\x00-\x1f"\\]')
-_SHORT_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-}
-
-
-def _escape_char(match: re.Match[str]) -> str:
-    ch = match.group(0)
-    short = _SHORT_ESCAPES.get(ch)
-    if short is not None:
-        return short
-    return f"\\u{ord(ch):04X}"
-
-
-def json_string(text: str) -> str:
-    """A JSON string literal as Jackson writes it (only ``"``, ``\\`` and C0 escaped)."""
-    if _ESCAPE_RE.search(text) is None:
-        return f'"{text}"'
-    return '"' + _ESCAPE_RE.sub(_escape_char, text) + '"'
 
 
 def _java_format(digits: str, exp10: int, negative: bool) -> str:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from registry.formats.jackson import quote
 
 
 class JsonDecimal(float):
@@ -57,29 +58,6 @@ def loads(text: str) -> Any:
     except RecursionError:
         raise JsonTextError("JSON is nested too deeply") from None
     return value
-
-
-_ESCAPE_RE = re.compile('[\\x00-\\x1f"\\\\\ud800-\udfff]')
-_SHORT_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-}
-
-
-def _escape_char(match: re.Match[str]) -> str:
-    ch = match.group(0)
-    short = _SHORT_ESCAPES.get(ch)
-    return short if short is not None else f"\\u{ord(ch):04X}"
-
-
-def quote(text: str) -> str:
-    """A JSON string literal as Jackson writes it."""
-    return '"' + _ESCAPE_RE.sub(_escape_char, text) + '"'
 
 
 def _float_text(value: float) -> str:
