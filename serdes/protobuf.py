@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import importlib
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from confluent_kafka.serialization import (
@@ -174,14 +175,14 @@ class ProtobufSerializer(Serializer):
         return found
 
     def __call__(self, message: Any, ctx: SerializationContext | None = None) -> bytes | None:
-        if message is None:
-            return None
-        if ctx is not None and message.__class__ is self._msg_class:
+        if message.__class__ is self._msg_class and ctx is not None:  # None is not the class
             prefix = (self._value_prefixes if ctx.field == _VALUE else self._key_prefixes).get(
                 ctx.topic
             )
             if prefix is not None:
                 return prefix + message.SerializeToString()
+        if message is None:
+            return None
         if not isinstance(message, self._msg_class):
             raise ValueError(f"message must be of type {self._msg_class} not {type(message)}")
         frame = self._frame(ctx)
@@ -275,12 +276,21 @@ def _add_builtin(pool: descriptor_pool.DescriptorPool, name: str) -> None:
 
 
 class _Decoder:
-    __slots__ = ("cls", "label", "to_dict")
+    __slots__ = ("cls", "label", "parse", "to_dict")
 
     def __init__(self, cls: Any, label: str, to_dict: bool) -> None:
         self.cls = cls
         self.label = label
         self.to_dict = to_dict
+        from_string = cls.FromString
+        if to_dict:
+
+            def parse(data: bytes) -> Any:
+                return message_to_dict(from_string(data))
+
+            self.parse: Callable[[bytes], Any] = parse
+        else:
+            self.parse = from_string
 
 
 class ProtobufDeserializer(Deserializer):
@@ -315,23 +325,23 @@ class ProtobufDeserializer(Deserializer):
         self._decoders: dict[Any, _Decoder] = {}
         self._pools: dict[Any, tuple[descriptor_pool.DescriptorPool, str]] = {}
         self._plain = self._conf.dual_ids and not self._conf.strategy_is_custom
-        self._fast: dict[bytes, _Decoder] = {}
+        # frame bytes -> the decoder's parse function, for the common [0] index path
+        self._fast: dict[bytes, Callable[[bytes], Any]] = {}
 
     def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
         if data is None:
             return None
         if ctx is None or not ctx.headers:
-            # Steady state: the 6-byte frame (magic 0, id, index path [0]) names the decoder.
-            decoder = self._fast.get(data[:6])
-            if decoder is not None:
+            # Steady state: the 6-byte frame (magic 0, id, index path [0]) names the parser.
+            parse = self._fast.get(data[:6])
+            if parse is not None:
                 try:
-                    message = decoder.cls.FromString(data[6:])
+                    return parse(data[6:])
                 except DecodeError as exc:
+                    label = self._decoders[int.from_bytes(data[1:5], "big")].label
                     raise SerializationError(
-                        f"payload does not decode as Protobuf message of schema {decoder.label}: "
-                        f"{exc}"
+                        f"payload does not decode as Protobuf message of schema {label}: {exc}"
                     ) from exc
-                return message_to_dict(message) if decoder.to_dict else message
         return self._deserialize(data, ctx)
 
     def _deserialize(self, data: bytes, ctx: SerializationContext | None) -> Any:
@@ -364,7 +374,8 @@ class ProtobufDeserializer(Deserializer):
                     and frame.schema_id is not None
                     and (frame.offset == 6)
                 ):
-                    self._fast[wire.id_prefix(frame.schema_id) + b"\x00"] = decoder
+                    self._decoders[frame.schema_id] = decoder
+                    self._fast[wire.id_prefix(frame.schema_id) + b"\x00"] = decoder.parse
         return self._decode(decoder, data, frame.offset)
 
     def _load(
