@@ -355,3 +355,66 @@ def test_no_duplicate_ids_while_leaders_are_killed(
     assert {i: s for i, s in by_id.items() if len(s) > 1} == {}
     assert {k: s for k, s in by_version.items() if len(s) > 1} == {}
     assert len(by_id) >= len({a["id"] for a in acked.values()})
+
+
+def test_a_paused_old_leader_is_fenced(
+    servers: list[LiveServer], kafka_bootstrap: str, kafka_topic: str
+) -> None:
+    """SIGSTOP the leader until another instance leads, write there, then SIGCONT the old one
+    and write to both at once: the old leader's stale state never yields a duplicate id."""
+    old = leader_of(servers)
+    assert old.proc is not None
+    none = httpx.put(f"{old.url}/config", json={"compatibility": "NONE"}, headers=HEADERS)
+    assert none.status_code == 200
+    os.kill(old.proc.pid, signal.SIGSTOP)
+    try:
+        survivors = [s for s in servers if s is not old]
+        new = leader_of(survivors, timeout=30)
+        for i in range(3):
+            reply = httpx.post(
+                f"{new.url}/subjects/s/versions", json={"schema": avro(f"New{i}")}, headers=HEADERS
+            )
+            assert reply.status_code == 200, reply.text
+    finally:
+        os.kill(old.proc.pid, signal.SIGCONT)
+    acked: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def write(target: LiveServer, name: str) -> None:
+        try:
+            reply = httpx.post(
+                f"{target.url}/subjects/s/versions",
+                json={"schema": avro(name)},
+                headers=HEADERS,
+                timeout=30,
+            )
+        except httpx.HTTPError:
+            return
+        if reply.status_code == 200:
+            with lock:
+                acked[name] = reply.json()["id"]
+        else:
+            assert reply.json()["error_code"] in (50001, 50002, 50003, 50004), reply.text
+
+    threads = [
+        threading.Thread(target=write, args=(target, f"{tag}{i}"))
+        for i in range(5)
+        for target, tag in ((old, "Old"), (new, "Cur"))
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert any(name.startswith("Cur") for name in acked)
+    by_id: dict[int, set[str]] = {}
+    by_version: dict[int, set[str]] = {}
+    for key, value in read_topic(kafka_bootstrap, kafka_topic):
+        if value is None or json.loads(key)["keytype"] != "SCHEMA":
+            continue
+        v = json.loads(value)
+        by_id.setdefault(v["id"], set()).add(v["schema"])
+        by_version.setdefault(v["version"], set()).add(v["schema"])
+    assert all(len(s) == 1 for s in by_id.values()), by_id
+    assert all(len(s) == 1 for s in by_version.values()), by_version
+    for name, schema_id in acked.items():
+        assert by_id[schema_id] == {avro(name)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
 from fastapi.testclient import TestClient
 
@@ -222,6 +222,37 @@ def test_a_write_on_an_instance_that_is_not_the_leader_is_50004(kafka_url: str) 
             follower.close()
     finally:
         leader.close()
+
+
+def test_a_fenced_leader_cannot_write(
+    kafka_bootstrap: str, kafka_url: str, kafka_topic: str
+) -> None:
+    store = KafkaLogStore(kafka_url, advertised_url="http://127.0.0.1:1")
+    store.open()
+    try:
+        assert store.wait_leader(30)
+        # another writer takes the transactional id, as a new leader does
+        usurper = Producer(
+            {
+                "bootstrap.servers": kafka_bootstrap,
+                "transactional.id": store.settings.transactional_id,
+            }
+        )
+        usurper.init_transactions(30)
+        noop = b'{"keytype":"NOOP","magic":0}'
+        with pytest.raises(errors.RegistryError) as raised, store.exclusive() as txn:
+            txn.append([(noop, None)])
+        assert raised.value.error_code == 50001
+        assert "fenced" in raised.value.message
+        assert read_topic(kafka_bootstrap, kafka_topic) == []  # nothing was committed
+        # still assigned the election partition: it fences the usurper in turn and writes again
+        assert store.wait_leader(30)
+        with store.exclusive() as txn:
+            txn.append([(noop, None)])
+        assert [r.key for r in txn.appended] == [noop]
+        assert read_topic(kafka_bootstrap, kafka_topic) == [(noop, None)]
+    finally:
+        store.close()
 
 
 @pytest.mark.parametrize(
