@@ -17,7 +17,15 @@ from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchema
 from serdes.schema import RegisteredSchema, Schema
 from serdes.strategies import resolve_strategy
 
-__all__ = ["SerdeConf", "check_no_rules", "describe_error"]
+__all__ = [
+    "DESERIALIZER_KEYS",
+    "SERIALIZER_KEYS",
+    "SerdeConf",
+    "check_no_rules",
+    "fetch_writer_schema",
+    "register_or_lookup",
+    "subject_or_none",
+]
 
 SERIALIZER_KEYS: dict[str, Any] = {
     "auto.register.schemas": True,
@@ -127,9 +135,6 @@ class SerdeConf:
             raise ValueError(f"{key} must be a boolean value")
         return value
 
-    def pop(self, key: str) -> Any:
-        return self.raw[key]
-
     def latest_schema(self, client: Any, subject: str) -> RegisteredSchema | None:
         """The schema ``use.schema.id``/``use.latest.with.metadata``/``use.latest.version`` say."""
         if self.use_schema_id is not None:
@@ -170,10 +175,6 @@ def check_no_rules(schema: Any, where: str) -> None:
             f"{where} carries data-contract rules ({', '.join(kinds)}); serdes does not "
             "execute rules, so it refuses rather than produce a result without them"
         )
-
-
-def describe_error(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
 
 
 def fetch_writer_schema(
