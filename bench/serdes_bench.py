@@ -81,15 +81,20 @@ def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
 # -- timing ------------------------------------------------------------------------------------
 
 
-def rate(fn: Callable[[Any], Any], items: list[Any]) -> float:
+def rate(fn: Callable[[Any, Any], Any], items: list[Any], ctx: Any) -> float:
+    """Records/s of ``fn(item, ctx)``: every path is one call from the loop, as a producer
+    calls a serializer (the raw paths take and ignore ``ctx``)."""
     start = time.perf_counter()
     for item in items:
-        fn(item)
+        fn(item, ctx)
     return len(items) / (time.perf_counter() - start)
 
 
 def best(
-    paths: dict[str, Callable[[Any], Any]], inputs: dict[str, list[Any]], rounds: int
+    paths: dict[str, Callable[[Any, Any], Any]],
+    inputs: dict[str, list[Any]],
+    rounds: int,
+    ctx: Any,
 ) -> dict[str, float]:
     """Best records/s of each path over chunks of the inputs, paths interleaved per chunk.
 
@@ -104,7 +109,7 @@ def best(
             for name, fn in paths.items():
                 items = inputs[name]
                 at = start % len(items)  # shorter inputs (slow paths) are cycled
-                results[name] = max(results[name], rate(fn, items[at : at + size]))
+                results[name] = max(results[name], rate(fn, items[at : at + size], ctx))
     return results
 
 
@@ -181,12 +186,12 @@ def bench_avro(url: str, n: int, rounds: int) -> list[tuple[str, str, float, flo
     c_ser, o_ser = CSer(theirs_client, schema_str), AvroSerializer(ours_client, schema_str)
     c_de, o_de = CDe(theirs_client), AvroDeserializer(ours_client)
 
-    def raw_ser(rec: Any) -> bytes:
+    def raw_ser(rec: Any, _ctx: Any = None) -> bytes:
         out = io.BytesIO()
         fastavro.schemaless_writer(out, parsed, rec)
         return out.getvalue()
 
-    def raw_de(body: bytes) -> Any:
+    def raw_de(body: bytes, _ctx: Any = None) -> Any:
         return fastavro.schemaless_reader(io.BytesIO(body), parsed, None)
 
     framed = [o_ser(r, ctx) for r in records]
@@ -196,14 +201,16 @@ def bench_avro(url: str, n: int, rounds: int) -> list[tuple[str, str, float, flo
         assert o_de(ours, ctx) == c_de(ours, ctx) == raw_de(ours[5:])
     bodies = [f[5:] for f in framed]
     ser = best(
-        {"raw": raw_ser, "confluent": lambda r: c_ser(r, ctx), "serdes": lambda r: o_ser(r, ctx)},
+        {"raw": raw_ser, "confluent": c_ser, "serdes": o_ser},
         {"raw": records, "confluent": records, "serdes": records},
         rounds,
+        ctx,
     )
     de = best(
-        {"raw": raw_de, "confluent": lambda b: c_de(b, ctx), "serdes": lambda b: o_de(b, ctx)},
+        {"raw": raw_de, "confluent": c_de, "serdes": o_de},
         {"raw": bodies, "confluent": framed, "serdes": framed},
         rounds,
+        ctx,
     )
     return [
         ("Avro", "serialize", ser["raw"], ser["confluent"], ser["serdes"]),
@@ -280,10 +287,10 @@ def bench_protobuf(url: str, n: int, rounds: int) -> list[tuple[str, str, float,
     c_de = CDe(cls, conf, theirs_client)
     o_de = ProtobufDeserializer(cls, schema_registry_client=ours_client)
 
-    def raw_ser(msg: Any) -> bytes:
+    def raw_ser(msg: Any, _ctx: Any = None) -> bytes:
         return msg.SerializeToString()
 
-    def raw_de(body: bytes) -> Any:
+    def raw_de(body: bytes, _ctx: Any = None) -> Any:
         msg = cls()
         msg.ParseFromString(body)
         return msg
@@ -295,14 +302,16 @@ def bench_protobuf(url: str, n: int, rounds: int) -> list[tuple[str, str, float,
         assert o_de(ours, ctx) == c_de(ours, ctx) == raw_de(ours[6:]) == rec
     bodies = [f[6:] for f in framed]
     ser = best(
-        {"raw": raw_ser, "confluent": lambda r: c_ser(r, ctx), "serdes": lambda r: o_ser(r, ctx)},
+        {"raw": raw_ser, "confluent": c_ser, "serdes": o_ser},
         {"raw": records, "confluent": records, "serdes": records},
         rounds,
+        ctx,
     )
     de = best(
-        {"raw": raw_de, "confluent": lambda b: c_de(b, ctx), "serdes": lambda b: o_de(b, ctx)},
+        {"raw": raw_de, "confluent": c_de, "serdes": o_de},
         {"raw": bodies, "confluent": framed, "serdes": framed},
         rounds,
+        ctx,
     )
     return [
         ("Protobuf", "serialize", ser["raw"], ser["confluent"], ser["serdes"]),
@@ -368,11 +377,11 @@ def bench_json(url: str, n: int, rounds: int) -> list[tuple[str, str, float, flo
     c_de = CDe(None, schema_registry_client=theirs_client)
     o_de = JSONDeserializer(None, schema_registry_client=ours_client)
 
-    def raw_ser(rec: Any) -> bytes:
+    def raw_ser(rec: Any, _ctx: Any = None) -> bytes:
         validator.validate(rec)
         return json.dumps(rec, separators=(",", ":")).encode()
 
-    def raw_de(body: bytes) -> Any:
+    def raw_de(body: bytes, _ctx: Any = None) -> Any:
         value = json.loads(body)
         validator.validate(value)
         return value
@@ -385,14 +394,16 @@ def bench_json(url: str, n: int, rounds: int) -> list[tuple[str, str, float, flo
     # python-jsonschema is slow: fewer records for the raw and confluent-kafka paths
     few = max(1000, n // 10)
     ser = best(
-        {"raw": raw_ser, "confluent": lambda r: c_ser(r, ctx), "serdes": lambda r: o_ser(r, ctx)},
+        {"raw": raw_ser, "confluent": c_ser, "serdes": o_ser},
         {"raw": records[:few], "confluent": records[:few], "serdes": records},
         rounds,
+        ctx,
     )
     de = best(
-        {"raw": raw_de, "confluent": lambda b: c_de(b, ctx), "serdes": lambda b: o_de(b, ctx)},
+        {"raw": raw_de, "confluent": c_de, "serdes": o_de},
         {"raw": bodies[:few], "confluent": framed[:few], "serdes": framed},
         rounds,
+        ctx,
     )
     return [
         ("JSON Schema", "serialize", ser["raw"], ser["confluent"], ser["serdes"]),
