@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import hashlib
 import json
 import threading
 import uuid
@@ -327,27 +328,36 @@ def test_bad_frames_say_what_is_wrong(ours) -> None:
     assert unknown.value.error_code == 40403 and unknown.value.http_status_code == 404
 
 
-def test_schema_id_in_a_header_is_read(ours) -> None:
+def test_schema_id_or_guid_in_a_header_is_read(ours, theirs) -> None:
     c = ctx("orders")
     good = AvroSerializer(ours, json.dumps(ORDER))(order(4), c)
     schema_id = int.from_bytes(good[1:5], "big")
-    guid = ours.get_schema_full_response(schema_id).guid
-    # without GUIDs from the registry, the id form in a header works the same way
-    header = good[:5] if guid is None else b"\x01" + uuid.UUID(guid).bytes
-    headers = [("other", b"x"), ("__value_schema_id", header)]
-    assert AvroDeserializer(ours)(good[5:], ctx("orders", headers=headers)) == order(4) | {
-        "ref": order(4)["ref"]
-    }
+    # the registry's GUID is the MD5 of the schema text it serves, as a UUID (as Confluent)
+    text = ours.get_schema(schema_id).schema_str or ""
+    guid = uuid.UUID(bytes=hashlib.md5(text.encode()).digest())
+    assert json.loads(ours.get_schema_by_guid(str(guid)).schema_str or "") == json.loads(text)
+    for header in (b"\x01" + guid.bytes, good[:5]):
+        headers = [("other", b"x"), ("__value_schema_id", header)]
+        with_header = ctx("orders", headers=headers)
+        assert AvroDeserializer(ours)(good[5:], with_header) == order(4)
+        assert CAvroDeserializer(theirs)(good[5:], with_header) == order(4)
     # a key header is not the value's
     with pytest.raises(SerializationError, match="magic byte"):
-        AvroDeserializer(ours)(good[5:], ctx("orders", headers=[("__key_schema_id", header)]))
-    # the header serializer needs a GUID from the registry, and says so
-    if guid is None:
+        AvroDeserializer(ours)(good[5:], ctx("orders", headers=[("__key_schema_id", good[:5])]))
+    with pytest.raises(UnknownSchemaError, match="unknown schema GUID"):
+        AvroDeserializer(ours)(good[5:], ctx("orders", headers=[
+            ("__value_schema_id", b"\x01" + uuid.UUID(int=7).bytes)]))  # fmt: skip
+    # the header serializer needs a GUID in the registration answer, and says so
+    if ours.register_schema_full_response("orders-value", _order_schema()).guid is None:
         ser = AvroSerializer(
             ours, json.dumps(ORDER), conf={"schema.id.serializer": header_schema_id_serializer}
         )
         with pytest.raises(SerializationError, match="Schema GUID is not set"):
             ser(order(4), ctx("orders", headers=[]))
+
+
+def _order_schema() -> Schema:
+    return Schema(json.dumps(ORDER), "AVRO")
 
 
 def test_one_serializer_shared_by_threads_gives_the_same_bytes(ours) -> None:
