@@ -5,6 +5,11 @@
 
 Same configuration keys, method names, constructor arguments and bytes on the wire as
 confluent-kafka's; faster. This package never imports the ``registry`` server package.
+
+Not carried over: data-contract rules. ``rule_conf``/``rule_registry`` are accepted so that
+constructor calls keep working, but rules are not executed, and a schema that carries rules is
+refused with ``SerializationError`` rather than used without them. The serializer/deserializer
+builders and the async client are not provided either.
 """
 
 from serdes.client import Association, SchemaRegistryClient

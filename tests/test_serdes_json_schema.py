@@ -144,3 +144,17 @@ def test_invalid_payloads_are_refused_when_reading(ours) -> None:
 def test_tombstones_pass_through(ours) -> None:
     assert JSONSerializer('{"type": "string"}', ours)(None, ctx("t")) is None
     assert JSONDeserializer('{"type": "string"}')(None, ctx("t")) is None
+
+
+def test_use_latest_version_writes_what_confluent_writes(ours, theirs) -> None:
+    v1 = {"title": "Evt", "type": "object", "properties": {"n": {"type": "integer"}}}
+    v2 = {**v1, "properties": {**v1["properties"], "s": {"type": "string"}}}
+    c = ctx("jevents")
+    ours.set_compatibility("jevents-value", "NONE")
+    first = JSONSerializer(json.dumps(v1), ours)({"n": 1}, c)
+    second = JSONSerializer(json.dumps(v2), ours)({"n": 1, "s": "x"}, c)
+    assert first[1:5] != second[1:5]
+    conf = {"auto.register.schemas": False, "use.latest.version": True}
+    mine = JSONSerializer(json.dumps(v1), ours, conf=conf)({"n": 2}, c)
+    assert mine == CJSONSerializer(json.dumps(v1), theirs, conf=conf)({"n": 2}, c)
+    assert mine[1:5] == second[1:5]  # written with the latest version's id
