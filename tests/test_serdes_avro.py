@@ -407,3 +407,27 @@ def test_latest_reader_schema_follows_new_versions_after_the_ttl(registry_server
     AvroSerializer(client, json.dumps(v2))({"a": 2, "b": "x"}, c)
     time.sleep(0.3)
     assert de(data, c) == {"a": 1, "b": "two"}
+
+
+def test_schemas_with_rules_are_refused_not_used_without_them(ours) -> None:
+    from serdes import RuleSet
+
+    text = json.dumps({"type": "record", "name": "Ruled", "fields": [{"name": "a", "type": "int"}]})
+    rules = RuleSet(domain_rules=[{
+        "name": "positive", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
+        "expr": "message.a > 0",
+    }])  # fmt: skip
+    schema_id = ours.register_schema("ruled-value", Schema(text, "AVRO", [], None, rules))
+    assert ours.get_schema(schema_id).rule_set is not None
+    c = ctx("ruled")
+    latest = AvroSerializer(ours, text, conf={"auto.register.schemas": False,
+                                              "use.latest.version": True})  # fmt: skip
+    with pytest.raises(SerializationError, match="carries data-contract rules"):
+        latest({"a": -1}, c)
+    framed = wire_prefix(schema_id) + b"\x01"
+    with pytest.raises(SerializationError, match="carries data-contract rules"):
+        AvroDeserializer(ours)(framed, c)
+
+
+def wire_prefix(schema_id: int) -> bytes:
+    return b"\x00" + schema_id.to_bytes(4, "big")
