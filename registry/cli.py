@@ -32,6 +32,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         "SCHEMA_REGISTRY_STORE",
     )
     serve.add_argument("--log-level", help="DEBUG, INFO, WARNING (env SCHEMA_REGISTRY_LOG_LEVEL)")
+    serve.add_argument("--log-format", help="text or json (env SCHEMA_REGISTRY_LOG_FORMAT)")
+    serve.add_argument("--tls-certfile", help="PEM certificate chain: serve HTTPS")
+    serve.add_argument("--tls-keyfile", help="PEM private key of --tls-certfile")
+    serve.add_argument("--tls-ca-file", help="CA bundle that client certificates must chain to")
+    serve.add_argument(
+        "--tls-client-auth", help="client certificates: none (default), optional or required"
+    )
+
+    user = commands.add_parser("user", help="manage the HTTP Basic users file")
+    user_commands = user.add_subparsers(dest="user_command", required=True)
+    user_add = user_commands.add_parser(
+        "add", help="add a user or change its password (reads the password from stdin)"
+    )
+    user_add.add_argument("name")
+    user_add.add_argument(
+        "--file", help="users file (default: env SCHEMA_REGISTRY_AUTH_USERS_FILE)"
+    )
+    user_add.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the password from standard input instead of prompting",
+    )
 
     db = commands.add_parser("db", help="database maintenance")
     db_commands = db.add_subparsers(dest="db_command", required=True)
@@ -50,19 +72,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cli_tools.run(args)
     if args.command == "copy":
         return store_copy.run(args)
+    if args.command == "user":
+        from registry.auth.commands import user_add
+
+        return user_add(args)
     try:
         settings = Settings.from_env(
             host=getattr(args, "host", None),
             port=getattr(args, "port", None),
             store=getattr(args, "store", None),
             log_level=getattr(args, "log_level", None),
+            log_format=getattr(args, "log_format", None),
+            tls_certfile=getattr(args, "tls_certfile", None),
+            tls_keyfile=getattr(args, "tls_keyfile", None),
+            tls_ca_file=getattr(args, "tls_ca_file", None),
+            tls_client_auth=getattr(args, "tls_client_auth", None),
         )
+        from registry.logging_setup import configure as configure_logging
+
+        configure_logging(settings.log_level, settings.log_format)
     except ValueError as exc:
         parser.error(str(exc))
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
     if args.command == "serve":
         return serve_forever(settings)
     if args.command == "db" and args.db_command == "upgrade":
@@ -86,16 +116,27 @@ def serve_forever(settings: Settings) -> int:
     except ValueError as exc:
         log.error("%s", exc)
         return 2
-    registry = Registry(store, settings)
+    from registry.tls import uvicorn_options
+
+    try:
+        tls = uvicorn_options(settings)
+        registry = Registry(store, settings)
+        app = create_app(registry)
+    except ValueError as exc:  # an unusable TLS or authentication setting
+        log.error("%s", exc)
+        return 2
     log.info("using store %s", store.description)
-    log.info("listening on http://%s:%d", settings.host, settings.port)
+    scheme = "https" if tls else "http"
+    log.info("listening on %s://%s:%d", scheme, settings.host, settings.port)
     config = uvicorn.Config(
-        create_app(registry),
+        app,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level.lower(),
         access_log=False,
         server_header=False,
+        log_config=None,  # uvicorn's records go through our handler (text or JSON)
+        **tls,
     )
     # uvicorn handles SIGTERM and SIGINT: it stops accepting, finishes in-flight requests, runs
     # the app's shutdown (which closes the store), then re-raises the signal to the handlers

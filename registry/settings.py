@@ -32,6 +32,44 @@ class Settings:
     #: largest request body accepted, in bytes
     max_request_bytes: int = 16 * 1024 * 1024
     log_level: str = "INFO"
+    #: ``text`` or ``json`` (one JSON object a line, with the request id)
+    log_format: str = "text"
+    #: log one line per request (method, route, status, duration, principal, request id)
+    access_log: bool = False
+    #: largest schema text accepted by register, lookup and compatibility checks (42209 above)
+    max_schema_bytes: int = 1024 * 1024
+    #: deepest nesting of brackets in a schema text (42201 above)
+    max_schema_depth: int = 200
+    # ---- authentication and authorisation (off unless a users file or JWT keys are set) ----
+    #: HTTP Basic users, ``name:scrypt$...`` lines (``schema-registry user add``); reloaded
+    auth_users_file: str = ""
+    #: public keys for bearer JWTs: PEM keys/certificates or a JWKS document; reloaded
+    auth_jwt_keys_file: str = ""
+    #: URL of a JWKS document with the keys for bearer JWTs (fetched, cached 5 minutes)
+    auth_jwt_jwks_url: str = ""
+    #: required ``iss`` claim (not checked when empty)
+    auth_jwt_issuer: str = ""
+    #: required ``aud`` claim (not checked when empty)
+    auth_jwt_audience: str = ""
+    #: accepted signature algorithms (asymmetric only)
+    auth_jwt_algorithms: str = "RS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA"
+    #: claim naming the principal
+    auth_jwt_principal_claim: str = "sub"
+    #: seconds of clock skew allowed for ``exp``/``nbf``/``iat``
+    auth_jwt_leeway: float = 30.0
+    #: per-subject rules (YAML, see registry/auth/rules.py); everything allowed when empty
+    auth_rules_file: str = ""
+    #: paths served without authentication (probes and the metrics scraper)
+    auth_public_paths: str = "/live,/ready,/metrics"
+    # ---- TLS ----
+    #: PEM certificate chain; with ``tls_keyfile`` the server speaks HTTPS
+    tls_certfile: str = ""
+    tls_keyfile: str = ""
+    tls_keyfile_password: str = ""
+    #: CA bundle client certificates are verified against
+    tls_ca_file: str = ""
+    #: client certificates: ``none``, ``optional`` or ``required`` (mTLS)
+    tls_client_auth: str = "none"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:

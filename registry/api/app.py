@@ -88,11 +88,23 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return _error(request, 500, {"error_code": 500, "message": f"Internal Server Error: {exc}"})
 
+    # schema size and nesting limits, inside the protocol middleware (rewritten paths)
+    from registry.api import limits
+
+    limits.install(app, registry.settings.max_schema_bytes, registry.settings.max_schema_depth)
     app.add_middleware(ProtocolMiddleware, max_body=registry.settings.max_request_bytes)
     # GET /ready; with a Kafka store, forwarding writes to the leader (outermost middleware)
     from registry.api.forwarding import install as install_forwarding
 
     install_forwarding(app, registry)
+    # authentication and subject rules run before forwarding (a follower checks the caller;
+    # the leader checks the forwarded Authorization again); outermost: /live, /metrics,
+    # request ids and request metrics
+    from registry.api import metrics
+    from registry.auth import middleware as auth
+
+    auth.install(app, registry)
+    metrics.install(app, registry)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -1,0 +1,139 @@
+"""Limits on the schemas of register, lookup and compatibility requests: the size of the schema
+text (42209, Confluent's "schema too large") and how deeply its brackets nest (42201, an invalid
+schema), checked before any parser sees the text, so a hostile schema cannot exhaust the stack.
+
+The body limit itself (413) is the protocol middleware's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import MutableMapping
+from itertools import accumulate
+from typing import Any
+
+import orjson
+
+from registry.api.responses import PREFERRED
+from registry.errors import RegistryError
+
+Scope = MutableMapping[str, Any]
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_PROTO_NOISE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"{": 1, "[": 1, "}": -1, "]": -1}
+
+
+def nesting_depth(text: str, schema_type: str = "AVRO") -> int:
+    """The deepest nesting of ``{}``/``[]`` outside string literals (and Protobuf comments)."""
+    if text.count("{") + text.count("[") == 0:
+        return 0
+    noise = _PROTO_NOISE if schema_type.upper() == "PROTOBUF" else _JSON_STRING
+    brackets = _NOT_BRACKET.sub("", noise.sub("", text))
+    return max(accumulate(_STEP[c] for c in brackets), default=0)
+
+
+def check(body: Any, max_bytes: int, max_depth: int) -> tuple[int, str] | None:
+    """``(error_code, message)`` when the request's schema breaks a limit, else None."""
+    if not isinstance(body, dict):
+        return None
+    text = body.get("schema")
+    if not isinstance(text, str):
+        return None
+    size = len(text) if len(text) * 4 <= max_bytes else len(text.encode("utf-8", "replace"))
+    if size > max_bytes:
+        return 42209, (
+            f"Schema too large: {size} bytes, the limit is {max_bytes} "
+            "(SCHEMA_REGISTRY_MAX_SCHEMA_BYTES)"
+        )
+    # a schema cannot nest deeper than it has opening brackets: most need no scan at all
+    if text.count("{") + text.count("[") <= max_depth:
+        return None
+    schema_type = body.get("schemaType")
+    depth = nesting_depth(text, schema_type if isinstance(schema_type, str) else "AVRO")
+    if depth > max_depth:
+        return 42201, (
+            f"Invalid schema: nested {depth} levels deep, the limit is {max_depth} "
+            "(SCHEMA_REGISTRY_MAX_SCHEMA_DEPTH)"
+        )
+    return None
+
+
+def carries_schema(method: str, path: str) -> bool:
+    """Register, lookup and compatibility requests (paths already rewritten)."""
+    if method != "POST":
+        return False
+    segs = path.split("/")
+    if len(segs) >= 3 and segs[1] == "subjects":
+        return len(segs) == 3 or (len(segs) == 4 and segs[3] == "versions")
+    return len(segs) >= 5 and segs[1] == "compatibility" and segs[2] == "subjects"
+
+
+class LimitsMiddleware:
+    """Runs inside the protocol middleware (paths rewritten, body size already bounded)."""
+
+    def __init__(self, app: Any, max_bytes: int, max_depth: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.max_depth = max_depth
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not carries_schema(scope["method"], scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        chunks = []
+        while True:
+            try:
+                message = await receive()
+            except RegistryError as exc:  # the protocol middleware's body limit (413)
+                await _send(scope, send, exc.http_status, exc.body())
+                return
+            if message["type"] != "http.request":
+                await self.app(scope, _replay([message], receive), send)
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        try:
+            problem = check(orjson.loads(body), self.max_bytes, self.max_depth)
+        except orjson.JSONDecodeError:
+            problem = None  # the route answers the malformed body
+        if problem is not None:
+            code, text = problem
+            await _send(scope, send, 422, {"error_code": code, "message": text})
+            return
+        await self.app(scope, _replay([{"type": "http.request", "body": body}], receive), send)
+
+
+async def _send(scope: Scope, send: Any, status: int, body: dict[str, Any]) -> None:
+    media = scope.get("state", {}).get("media_type", PREFERRED)
+    payload = orjson.dumps(body)
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", media.encode()),
+                (b"content-length", str(len(payload)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
+
+
+def _replay(messages: list[Any], receive: Any) -> Any:
+    pending = list(messages)
+
+    async def wrapped() -> Any:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return wrapped
+
+
+def install(app: Any, max_bytes: int, max_depth: int) -> None:
+    """Call before adding the protocol middleware (so this one runs inside it)."""
+    app.add_middleware(LimitsMiddleware, max_bytes=max_bytes, max_depth=max_depth)

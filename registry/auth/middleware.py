@@ -1,0 +1,446 @@
+"""The ASGI middleware that authenticates every request and applies the subject rules.
+
+It runs outside the forwarding middleware (a follower checks the caller before forwarding a
+write, and the leader checks the same ``Authorization`` header again) and outside the protocol
+middleware, so it reads the path through :func:`registry.api.app.rewrite_paths` itself.
+
+Decisions, for a principal whose rules do not grant everything:
+
+* a read of a subject it may not read is answered by the real endpoint for a subject that does
+  not exist (a random name in the same context), with that name replaced by the requested one in
+  the answer: the same status, ``error_code`` and message as for a missing subject, so whether
+  the subject exists does not leak; the same for ``/schemas/ids/{id}`` and ``/schemas/guids``
+  when no subject holding the schema is readable;
+* a write it may not do answers 403 ``{"error_code": 40301, ...}`` whether or not the subject
+  exists;
+* listings (``/subjects``, ``/schemas``, ``/schemas/ids/{id}/subjects`` and ``/versions``)
+  leave out the subjects it may not read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hashlib
+import hmac
+import logging
+import secrets
+import uuid
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, quote
+
+import orjson
+
+from registry import schemas
+from registry.api.deps import ENCODED_SLASH
+from registry.api.responses import PREFERRED, negotiate
+from registry.auth import passwords
+from registry.auth.rules import ALL, Grants, Permission, Rules, parse_rules
+from registry.auth.tokens import TokenError, TokenVerifier
+from registry.auth.watched import WatchedFile
+from registry.core import Registry
+from registry.errors import RegistryError
+from registry.settings import Settings
+
+log = logging.getLogger(__name__)
+
+Scope = MutableMapping[str, Any]
+REALM = "schema-registry"
+
+
+class AuthFailure(Exception):
+    def __init__(self, message: str, *, bearer_error: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.bearer_error = bearer_error
+
+
+class Authenticator:
+    """Who sent a request: HTTP Basic against the users file, or a JWT bearer token."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.users = (
+            WatchedFile(settings.auth_users_file, passwords.parse_users)
+            if settings.auth_users_file
+            else None
+        )
+        self.tokens = (
+            TokenVerifier(
+                keys_file=settings.auth_jwt_keys_file,
+                jwks_url=settings.auth_jwt_jwks_url,
+                issuer=settings.auth_jwt_issuer,
+                audience=settings.auth_jwt_audience,
+                algorithms=settings.auth_jwt_algorithms,
+                principal_claim=settings.auth_jwt_principal_claim,
+                leeway=settings.auth_jwt_leeway,
+            )
+            if settings.auth_jwt_keys_file or settings.auth_jwt_jwks_url
+            else None
+        )
+        self._secret = secrets.token_bytes(32)
+        self._verified: dict[bytes, str] = {}
+        self._generation = -1
+        # verified against for unknown users, so they cost as much as a wrong password
+        self._dummy = passwords.hash_password(secrets.token_hex(8))
+
+    @property
+    def enabled(self) -> bool:
+        return self.users is not None or self.tokens is not None
+
+    def challenges(self, bearer_error: bool) -> list[bytes]:
+        out = []
+        if self.users is not None:
+            out.append(f'Basic realm="{REALM}", charset="UTF-8"'.encode())
+        if self.tokens is not None:
+            extra = ', error="invalid_token"' if bearer_error else ""
+            out.append(f'Bearer realm="{REALM}"{extra}'.encode())
+        return out
+
+    async def principal(self, authorization: str | None) -> str:
+        if not authorization:
+            raise AuthFailure("Unauthorized: credentials are required")
+        scheme, _, value = authorization.strip().partition(" ")
+        scheme = scheme.lower()
+        if scheme == "basic" and self.users is not None:
+            return await self._basic(value.strip())
+        if scheme == "bearer" and self.tokens is not None:
+            try:
+                return await self.tokens.principal(value.strip())
+            except TokenError as exc:
+                raise AuthFailure(f"Unauthorized: {exc}", bearer_error=True) from None
+        raise AuthFailure(f"Unauthorized: the {scheme or 'empty'} scheme is not accepted")
+
+    async def _basic(self, value: str) -> str:
+        assert self.users is not None
+        users = self.users.get()
+        if self.users.generation != self._generation:
+            self._verified.clear()
+            self._generation = self.users.generation
+        key = hmac.digest(self._secret, value.encode("latin-1", "replace"), hashlib.sha256)
+        known = self._verified.get(key)
+        if known is not None:
+            return known
+        try:
+            decoded = base64.b64decode(value, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            raise AuthFailure("Unauthorized: malformed Basic credentials") from None
+        name, sep, password = decoded.partition(":")
+        if not sep:
+            raise AuthFailure("Unauthorized: malformed Basic credentials")
+        encoded = users.get(name)
+        ok = await asyncio.to_thread(passwords.verify_password, password, encoded or self._dummy)
+        if not ok or encoded is None:
+            raise AuthFailure("Unauthorized: invalid user name or password")
+        if len(self._verified) > 10_000:
+            self._verified.clear()
+        self._verified[key] = name
+        return name
+
+
+# ---- what a request needs -------------------------------------------------------------------
+
+ANY, SUBJECT, GLOBAL, SCHEMA_ID, GUID = "any", "subject", "global", "id", "guid"
+#: response filters
+STRINGS, SUBJECT_FIELD = "strings", "subject-field"
+
+
+@dataclass(frozen=True)
+class Need:
+    kind: str
+    perm: Permission = Permission.READ
+    #: index in the path segments of the subject, id or guid
+    index: int = 0
+    filter: str | None = None
+
+
+def need_of(method: str, segs: list[str]) -> Need:
+    """What ``method`` on the (rewritten) path ``/segs[0]/segs[1]/...`` needs."""
+    write = method in ("PUT", "DELETE", "POST")
+    n = len(segs)
+    root = segs[0]
+    if root == "subjects":
+        if n == 1:
+            return Need(ANY, filter=STRINGS)
+        if method == "DELETE" or (method == "POST" and n == 3 and segs[2] == "versions"):
+            return Need(SUBJECT, Permission.WRITE, 1)
+        return Need(SUBJECT, Permission.READ, 1)
+    if root == "compatibility" and n >= 3 and segs[1] == "subjects":
+        return Need(SUBJECT, Permission.READ, 2)
+    if root in ("config", "mode"):
+        if n == 1:
+            return Need(GLOBAL, Permission.ADMIN) if write else Need(ANY)
+        return Need(SUBJECT, Permission.ADMIN if write else Permission.READ, 1)
+    if root == "contexts" and n > 1:
+        return Need(GLOBAL, Permission.ADMIN) if write else Need(ANY)
+    if root == "schemas":
+        if n == 1:
+            return Need(ANY, filter=SUBJECT_FIELD)
+        if segs[1] == "ids" and n >= 3:
+            tail = segs[3] if n > 3 else ""
+            found = {"subjects": STRINGS, "versions": SUBJECT_FIELD}.get(tail)
+            return Need(SCHEMA_ID, index=2, filter=found)
+        if segs[1] == "guids" and n >= 3:
+            return Need(GUID, index=2)
+    return Need(ANY)
+
+
+def _context_prefix(subject: str) -> tuple[str, str]:
+    if subject.startswith(":") and subject.count(":") >= 2:
+        end = subject.index(":", 1)
+        return subject[: end + 1], subject[end + 1 :]
+    return "", subject
+
+
+# ---- the middleware -------------------------------------------------------------------------
+
+
+class AuthMiddleware:
+    def __init__(self, app: Any, registry: Registry, authenticator: Authenticator) -> None:
+        self.app = app
+        self.registry = registry
+        self.auth = authenticator
+        settings = registry.settings
+        self.public = frozenset(
+            p.strip() for p in settings.auth_public_paths.split(",") if p.strip()
+        )
+        self.rules = (
+            WatchedFile(settings.auth_rules_file, parse_rules) if settings.auth_rules_file else None
+        )
+        self.token = "hidden-" + secrets.token_hex(8)
+        self.hidden_id = str(10**18 + secrets.randbelow(10**17))
+        self.hidden_guid = str(uuid.uuid4())
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] in self.public:
+            await self.app(scope, receive, send)
+            return
+        headers = scope["headers"]
+        authorization = None
+        accept = None
+        for k, v in headers:
+            if k == b"authorization":
+                authorization = v.decode("latin-1")
+            elif k == b"accept":
+                accept = v.decode("latin-1")
+        try:
+            principal = await self.auth.principal(authorization)
+        except AuthFailure as exc:
+            extra = [(b"www-authenticate", c) for c in self.auth.challenges(exc.bearer_error)]
+            await send_error(scope, send, 401, 401, exc.message, accept, extra)
+            return
+        scope.setdefault("state", {})["principal"] = principal
+        grants = self.rules.get().grants(principal) if self.rules is not None else ALL
+        if grants.everything(Permission.ADMIN):
+            await self.app(scope, receive, send)
+            return
+        await self._authorise(scope, receive, send, grants, accept)
+
+    async def _authorise(
+        self, scope: Scope, receive: Any, send: Any, grants: Grants, accept: str | None
+    ) -> None:
+        from registry.api.app import rewrite_paths  # the app module imports this one
+
+        view = {
+            "path": scope["path"],
+            "raw_path": scope.get("raw_path"),
+            "query_string": scope.get("query_string", b""),
+        }
+        rewrite_paths(view)
+        path: str = view["path"]
+        segs = path.split("/")[1:]
+        method = "GET" if scope["method"] == "HEAD" else scope["method"]
+        need = need_of(method, segs)
+        if need.kind in (SUBJECT, SCHEMA_ID, GUID) and not segs[need.index]:
+            need = Need(ANY)  # not a route: the app answers 404
+        replacements: list[tuple[bytes, bytes]] = []
+        if need.kind == GLOBAL and not grants.everything(Permission.ADMIN):
+            await _denied(scope, send, accept, "Write", "Config" if segs[0] != "contexts" else "")
+            return
+        if need.kind == SUBJECT:
+            subject = segs[need.index].replace(ENCODED_SLASH, "/")
+            if not grants.can(subject, need.perm):
+                if need.perm > Permission.READ and grants.can(subject, Permission.READ):
+                    op = "Write" if need.perm == Permission.WRITE else "AlterConfigs"
+                    await _denied(scope, send, accept, op, subject)
+                    return
+                if need.perm > Permission.READ:
+                    await _denied(scope, send, accept, "Write", subject)
+                    return
+                prefix, name = _context_prefix(subject)
+                segs[need.index] = prefix + self.token
+                replacements = [
+                    (_json_text(prefix + self.token), _json_text(subject)),
+                    (self.token.encode(), _json_text(name)),
+                ]
+        elif need.kind == SCHEMA_ID and not self._id_readable(segs[need.index], view, grants):
+            replacements = [(self.hidden_id.encode(), str(int(segs[need.index])).encode())]
+            segs[need.index] = self.hidden_id
+        elif need.kind == GUID and not self._guid_readable(segs[need.index], grants):
+            replacements = [(self.hidden_guid.encode(), _json_text(segs[need.index]))]
+            segs[need.index] = self.hidden_guid
+        if replacements:
+            _point_at(scope, segs, view["query_string"])
+            await self.app(scope, receive, _rewriting(send, replacements))
+            return
+        if need.filter is not None and method == "GET":
+            await self.app(scope, receive, _filtering(send, grants, need.filter))
+            return
+        await self.app(scope, receive, send)
+
+    def _id_readable(self, raw_id: str, view: Scope, grants: Grants) -> bool:
+        try:
+            schema_id = int(raw_id)
+        except ValueError:
+            return True  # the route answers 404
+        query = dict(parse_qsl(view["query_string"].decode("latin-1")))
+        subject = query.get("subject", "").replace(ENCODED_SLASH, "/")
+        reg = self.registry
+        try:
+            sv = schemas.schema_by_id(reg, schema_id, subject or None)
+        except RegistryError:
+            return True  # missing anyway
+        holders = reg.state.context_of(sv.subject).ids.get(schema_id, {})
+        return any(grants.can(s, Permission.READ) for s in list(holders))
+
+    def _guid_readable(self, guid: str, grants: Grants) -> bool:
+        found = schemas.schemas_by_guid(self.registry, guid)
+        if not found:
+            return True
+        for sv in found:
+            holders = self.registry.state.context_of(sv.subject).ids.get(sv.id, {})
+            if any(grants.can(s, Permission.READ) for s in list(holders)):
+                return True
+        return False
+
+
+def _json_text(value: str) -> bytes:
+    """``value`` as it appears inside a JSON string."""
+    return orjson.dumps(value)[1:-1]
+
+
+def _point_at(scope: Scope, segs: list[str], query: bytes) -> None:
+    """Make ``scope`` request the path ``segs`` (already rewritten: no ``/contexts`` form)."""
+    decoded = [s.replace(ENCODED_SLASH, "/") for s in segs]
+    scope["path"] = "/" + "/".join(s.replace("/", ENCODED_SLASH) for s in decoded)
+    scope["raw_path"] = ("/" + "/".join(quote(s, safe="") for s in decoded)).encode()
+    scope["query_string"] = query
+
+
+Send = Callable[[Any], Awaitable[None]]
+
+
+def _buffered(send: Send, transform: Callable[[int, bytes], bytes]) -> Send:
+    """A ``send`` that collects the body and passes ``transform(status, body)`` on."""
+    start: dict[str, Any] = {}
+    chunks: list[bytes] = []
+
+    async def wrapped(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            start.update(message)
+            return
+        if message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return
+        body = transform(start["status"], b"".join(chunks))
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(body)).encode()))
+        await send({**start, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return wrapped
+
+
+def _rewriting(send: Send, replacements: list[tuple[bytes, bytes]]) -> Send:
+    def transform(status: int, body: bytes) -> bytes:
+        for old, new in replacements:
+            body = body.replace(old, new)
+        return body
+
+    return _buffered(send, transform)
+
+
+def _filtering(send: Send, grants: Grants, kind: str) -> Send:
+    def transform(status: int, body: bytes) -> bytes:
+        if status != 200:
+            return body
+        try:
+            items = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return body
+        if not isinstance(items, list):
+            return body
+        if kind == STRINGS:
+            kept = [s for s in items if isinstance(s, str) and grants.can(s, Permission.READ)]
+        else:
+            kept = [
+                item
+                for item in items
+                if isinstance(item, dict) and grants.can(str(item.get("subject")), Permission.READ)
+            ]
+        return orjson.dumps(kept)
+
+    return _buffered(send, transform)
+
+
+async def _denied(scope: Scope, send: Send, accept: str | None, op: str, resource: str) -> None:
+    what = f"Subject: {resource}" if resource and resource != "Config" else "Cluster"
+    if resource == "Config":
+        what = "Config: global"
+    await send_error(scope, send, 403, 40301, f"User is denied operation {op} on {what}", accept)
+
+
+async def send_error(
+    scope: Scope,
+    send: Send,
+    status: int,
+    code: int,
+    message: str,
+    accept: str | None,
+    extra: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    """A Confluent-shaped error with the headers the protocol middleware adds to others."""
+    media = negotiate(accept) or PREFERRED
+    body = orjson.dumps({"error_code": code, "message": message})
+    request_id = next((v for k, v in scope["headers"] if k == b"x-request-id"), None)
+    headers = [
+        (b"content-type", media.encode()),
+        (b"content-length", str(len(body)).encode()),
+        (b"x-request-id", request_id or str(uuid.uuid4()).encode()),
+        (b"x-xss-protection", b"1; mode=block"),
+        (b"cache-control", b"no-cache, no-store, must-revalidate"),
+        *(extra or []),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def install(app: Any, registry: Registry) -> Authenticator | None:
+    """Add the middleware when authentication is configured (call after forwarding's
+    ``install``, so this runs first). Raises ``ValueError`` for an unusable configuration."""
+    settings = registry.settings
+    if settings.auth_rules_file and not (
+        settings.auth_users_file or settings.auth_jwt_keys_file or settings.auth_jwt_jwks_url
+    ):
+        raise ValueError(
+            "SCHEMA_REGISTRY_AUTH_RULES_FILE needs authentication: set "
+            "SCHEMA_REGISTRY_AUTH_USERS_FILE or SCHEMA_REGISTRY_AUTH_JWT_KEYS_FILE/_JWKS_URL"
+        )
+    try:
+        authenticator = Authenticator(settings)
+        if settings.auth_rules_file:
+            WatchedFile(settings.auth_rules_file, parse_rules)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"authentication is misconfigured: {exc}") from None
+    if not authenticator.enabled:
+        return None
+    app.add_middleware(AuthMiddleware, registry=registry, authenticator=authenticator)
+    return authenticator
+
+
+__all__ = ["AuthMiddleware", "Authenticator", "Rules", "install", "need_of"]

@@ -1,0 +1,60 @@
+"""HTTPS and client certificates (mTLS) for ``schema-registry serve``: the settings turned into
+uvicorn's ``ssl_*`` options, checked before the server starts."""
+
+from __future__ import annotations
+
+import os
+import ssl
+from typing import Any
+
+from registry.settings import Settings
+
+CLIENT_AUTH = {
+    "none": ssl.CERT_NONE,
+    "optional": ssl.CERT_OPTIONAL,
+    "required": ssl.CERT_REQUIRED,
+}
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """``{}`` for plain HTTP; ``ValueError`` for an incomplete or unreadable configuration."""
+    client_auth = settings.tls_client_auth.strip().lower() or "none"
+    if client_auth not in CLIENT_AUTH:
+        raise ValueError(
+            f"SCHEMA_REGISTRY_TLS_CLIENT_AUTH={settings.tls_client_auth!r}: "
+            "use none, optional or required"
+        )
+    if not settings.tls_certfile and not settings.tls_keyfile:
+        if client_auth != "none" or settings.tls_ca_file:
+            raise ValueError("client certificates need TLS: set the certificate and key files")
+        return {}
+    if not (settings.tls_certfile and settings.tls_keyfile):
+        raise ValueError("TLS needs both SCHEMA_REGISTRY_TLS_CERTFILE and _TLS_KEYFILE")
+    if client_auth != "none" and not settings.tls_ca_file:
+        raise ValueError(
+            f"client_auth={client_auth} needs SCHEMA_REGISTRY_TLS_CA_FILE (the CA that signs "
+            "client certificates)"
+        )
+    for path in (settings.tls_certfile, settings.tls_keyfile, settings.tls_ca_file):
+        if path and not os.access(path, os.R_OK):
+            raise ValueError(f"cannot read TLS file {path}")
+    # fail now, with the reason, rather than inside uvicorn's start-up
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(
+            settings.tls_certfile, settings.tls_keyfile, settings.tls_keyfile_password or None
+        )
+        if settings.tls_ca_file:
+            context.load_verify_locations(settings.tls_ca_file)
+    except ssl.SSLError as exc:
+        raise ValueError(f"unusable TLS certificate or key: {exc}") from None
+    options: dict[str, Any] = {
+        "ssl_certfile": settings.tls_certfile,
+        "ssl_keyfile": settings.tls_keyfile,
+        "ssl_cert_reqs": CLIENT_AUTH[client_auth],
+    }
+    if settings.tls_keyfile_password:
+        options["ssl_keyfile_password"] = settings.tls_keyfile_password
+    if settings.tls_ca_file:
+        options["ssl_ca_certs"] = settings.tls_ca_file
+    return options
