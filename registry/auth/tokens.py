@@ -31,7 +31,7 @@ _PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z ]+)-----.+?-----END \1-----", re.S)
 #: cached verified tokens at most (cleared when full)
 _CACHE_SIZE = 10_000
 #: seconds between two fetches of the JWKS URL caused by an unknown key id
-_REFETCH_INTERVAL = 10.0
+_REFETCH_INTERVAL = 2.0
 #: seconds a fetched JWKS is used before it is fetched again
 _JWKS_TTL = 300.0
 
