@@ -1,0 +1,13 @@
+"""PySpark column functions for Confluent-framed Kafka payloads (Avro, Protobuf, JSON Schema).
+
+    from spark_serdes import from_confluent_avro
+    decoded = kafka_df.select(
+        from_confluent_avro("value", "http://registry:8081", subject="orders-value").alias("v")
+    ).select("v.*")
+
+See :mod:`spark_serdes.functions` for engines, modes and options.
+"""
+
+from spark_serdes.functions import from_confluent_avro, native_avro_available
+
+__all__ = ["from_confluent_avro", "native_avro_available"]

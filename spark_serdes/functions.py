@@ -1,0 +1,246 @@
+"""Column functions: Confluent-framed Kafka payloads <-> typed Spark columns.
+
+    from spark_serdes import from_confluent_avro
+    df.select(from_confluent_avro("value", "http://registry:8081", subject="orders-value"))
+
+The reader schema (the subject's latest or a given version, or ``reader_schema``) is resolved on
+the driver when the function is called and fixes the column's Spark type, as spark-avro's
+``from_avro`` would give it. Every record is decoded with its own writer schema (by the id in its
+frame) and resolved to the reader schema.
+
+Engines (``options={"engine": "auto" | "native" | "python"}``):
+
+* **native** (``auto`` picks it when Spark's ``spark-avro`` jar is on the classpath): for every
+  schema id registered under the subject, Spark's own ``from_avro(payload after the 5-byte
+  frame, writer schema, {"avroSchema": reader schema})``, chosen by comparing the frame bytes;
+  records with any other id go to the Python engine.
+* **python**: a vectorised Arrow UDF (``arrow_udf``) decoding whole batches with fastavro in the
+  Python workers; writer schemas the driver did not know are fetched once per worker process.
+
+Modes (``options={"mode": ...}``): ``FAILFAST`` (default) fails the query on the first record
+that cannot be decoded, saying its schema id and why; ``PERMISSIVE`` makes it a null struct
+(and, as Spark does, every field nullable). ``options={"errorField": "error"}`` (PERMISSIVE)
+returns ``struct<value: <decoded>, error: string>`` with the reason in ``error``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pyarrow as pa
+from fastavro import parse_schema
+from pyspark.sql import Column, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from spark_serdes import avro as _avro
+from spark_serdes._registry import client_for, registry_conf, subject_versions
+from spark_serdes.types import avro_to_spark, spark_nullable
+
+__all__ = ["from_confluent_avro", "native_avro_available"]
+
+_MODES = ("FAILFAST", "PERMISSIVE")
+_ENGINES = ("auto", "native", "python")
+_DECODERS: dict[str, Any] = {}
+
+
+def native_avro_available(spark: SparkSession | None = None) -> bool:
+    """Whether Spark's ``spark-avro`` (``org.apache.spark.sql.avro.functions``) can be called."""
+    spark = spark or SparkSession.getActiveSession()
+    if spark is None:
+        return False
+    jvm = getattr(spark, "_jvm", None)
+    if jvm is None:  # Spark Connect: no JVM view from Python
+        return False
+    try:
+        from py4j.java_gateway import JavaClass
+
+        return isinstance(getattr(jvm, "org.apache.spark.sql.avro.functions"), JavaClass)
+    except Exception:
+        return False
+
+
+def _options(options: dict[str, str] | None) -> tuple[str, str, str | None]:
+    opts = dict(options or {})
+    mode = str(opts.pop("mode", "FAILFAST")).upper()
+    engine = str(opts.pop("engine", "auto")).lower()
+    error_field = opts.pop("errorField", None)
+    if mode not in _MODES:
+        raise ValueError(f"options mode must be one of {_MODES}, not {mode!r}")
+    if engine not in _ENGINES:
+        raise ValueError(f"options engine must be one of {_ENGINES}, not {engine!r}")
+    if error_field is not None and mode != "PERMISSIVE":
+        raise ValueError("options errorField needs mode PERMISSIVE (FAILFAST fails instead)")
+    if opts:
+        raise ValueError(f"unknown options {sorted(opts)}; known: mode, engine, errorField")
+    return mode, engine, error_field
+
+
+def _reader_text(reader_schema: str | dict[str, Any]) -> str:
+    doc = json.loads(reader_schema) if isinstance(reader_schema, str) else reader_schema
+    if isinstance(doc, str):
+        doc = {"type": doc}
+    return json.dumps(_avro.inline_schema(parse_schema(doc)))
+
+
+def _python_decoder(spec_key: str, spec: tuple[Any, ...]) -> _avro.AvroBatchDecoder:
+    """The worker process's decoder for one column function (built on first use)."""
+    decoder = _DECODERS.get(spec_key)
+    if decoder is None:
+        from pyspark.sql.pandas.types import to_arrow_type
+
+        conf, reader, writers, spark_type, permissive, with_error = spec
+        target = to_arrow_type(T._parse_datatype_json_string(spark_type))
+        decoder = _avro.AvroBatchDecoder(conf, reader, writers, target, permissive, with_error)
+        _DECODERS[spec_key] = decoder
+    return decoder
+
+
+def _python_column(
+    col: Column,
+    conf: dict[str, Any] | None,
+    reader: str,
+    writers: dict[int, str],
+    result_type: T.DataType,
+    permissive: bool,
+    with_error: bool,
+) -> Column:
+    spec = (conf, reader, writers, result_type.json(), permissive, with_error)
+    spec_key = json.dumps(spec, sort_keys=True, default=str)
+
+    def decode(values: pa.Array) -> pa.Array:
+        return _python_decoder(spec_key, spec).decode(values)
+
+    udf = F.arrow_udf(decode, result_type)
+    return udf(col)
+
+
+def from_confluent_avro(
+    col: Column | str,
+    registry: str | dict[str, Any] | None = None,
+    *,
+    subject: str | None = None,
+    version: int | str = "latest",
+    reader_schema: str | dict[str, Any] | None = None,
+    options: dict[str, str] | None = None,
+) -> Column:
+    """Decode a column of Confluent-framed Avro (``0x00``, 4-byte schema id, Avro binary).
+
+    ``registry``: the registry URL(s) or a ``serdes.SchemaRegistryClient`` configuration
+    (``url``, ``basic.auth.user.info``, ``ssl.ca.location``, ...). ``subject`` (with
+    ``version``, default the latest) gives the reader schema and the ids the native engine
+    covers; ``reader_schema`` overrides the reader schema. See the module for ``options``.
+    """
+    mode, engine, error_field = _options(options)
+    if subject is None and reader_schema is None:
+        raise ValueError("from_confluent_avro needs a subject or a reader_schema")
+    column = F.col(col) if isinstance(col, str) else col
+    conf = registry_conf(registry) if registry is not None else None
+    writers: dict[int, str] = {}
+    reader: str | None = _reader_text(reader_schema) if reader_schema is not None else None
+    if subject is not None:
+        if conf is None:
+            raise ValueError("a subject needs a registry to read it from")
+        client = client_for(conf)
+        versions = subject_versions(client, subject)
+        if not versions:
+            raise ValueError(f"subject {subject!r} has no versions")
+        for v in versions:
+            if (v.schema.schema_type or "AVRO") == "AVRO":
+                writers[v.schema_id] = _avro.schema_json(v.schema, client)
+        if reader is None:
+            if version == "latest" or version == -1:
+                chosen = versions[-1]
+            else:
+                match = [v for v in versions if v.version == int(version)]
+                if not match:
+                    raise ValueError(f"subject {subject!r} has no version {version}")
+                chosen = match[0]
+            if (chosen.schema.schema_type or "AVRO") != "AVRO":
+                raise ValueError(
+                    f"subject {subject!r} version {chosen.version} is "
+                    f"{chosen.schema.schema_type}, not Avro"
+                )
+            reader = writers[chosen.schema_id]
+    assert reader is not None
+    permissive = mode == "PERMISSIVE"
+    value_type = avro_to_spark(parse_schema(json.loads(reader)))
+    if permissive:
+        value_type = spark_nullable(value_type)
+    result_type: T.DataType = value_type
+    if error_field is not None:
+        result_type = T.StructType(
+            [T.StructField("value", value_type, True), T.StructField(error_field, T.StringType())]
+        )
+    use_native = engine == "native" or (engine == "auto" and native_avro_available())
+    if use_native and not native_avro_available():
+        raise RuntimeError(
+            "engine native needs Spark's spark-avro jar on the classpath "
+            "(spark.jars.packages=org.apache.spark:spark-avro_2.13:<spark version>)"
+        )
+    if not use_native or not writers:
+        return _python_column(
+            column, conf, reader, writers, result_type, permissive, error_field is not None
+        )
+    return _native_column(column, conf, reader, writers, value_type, result_type, mode, error_field)
+
+
+def _frame(schema_id: int) -> bytes:
+    return b"\x00" + schema_id.to_bytes(4, "big")
+
+
+def _native_column(
+    column: Column,
+    conf: dict[str, Any] | None,
+    reader: str,
+    writers: dict[int, str],
+    value_type: T.DataType,
+    result_type: T.DataType,
+    mode: str,
+    error_field: str | None,
+) -> Column:
+    from pyspark.sql.avro.functions import from_avro
+
+    prefix = F.substring(column, 1, 5)
+    payload = F.substring(column, 6, 2_147_483_647)
+    reader_doc = json.loads(reader)
+    decoded: Any = F
+    known: Column | None = None
+    for schema_id, writer in writers.items():
+        opts = {"mode": mode}
+        if json.loads(writer) != reader_doc:
+            opts["avroSchema"] = reader
+        hit = prefix == F.lit(_frame(schema_id))
+        decoded = decoded.when(hit, from_avro(payload, writer, opts))
+        known = hit if known is None else known | hit
+    assert known is not None
+    known = F.coalesce(known, F.lit(False))
+    # Ids the subject did not have when the query was planned: the Python engine.
+    fallback = _python_column(
+        F.when(~known, column),
+        conf,
+        reader,
+        writers,
+        result_type,
+        mode == "PERMISSIVE",
+        error_field is not None,
+    )
+    if error_field is None:
+        return decoded.otherwise(fallback)
+    native_value = decoded
+    schema_id = F.conv(F.hex(F.substring(column, 2, 4)), 16, 10)
+    error = (
+        F.when(
+            known & column.isNotNull() & native_value.isNull(),
+            F.concat(
+                F.lit("schema id "),
+                schema_id,
+                F.lit(": payload does not decode as Avro (Spark from_avro, PERMISSIVE)"),
+            ),
+        )
+        .when(known, F.lit(None).cast("string"))
+        .otherwise(fallback[error_field])
+    )
+    value = F.when(known, native_value).otherwise(fallback["value"])
+    return F.struct(value.alias("value"), error.alias(error_field))
