@@ -283,7 +283,8 @@ class AuthMiddleware:
             segs[need.index] = self.hidden_guid
         if replacements:
             _point_at(scope, segs, view["query_string"])
-            await self.app(scope, receive, _rewriting(send, replacements))
+            head = scope["method"] == "HEAD"
+            await self.app(scope, receive, _rewriting(send, replacements, head))
             return
         if need.filter is not None and method == "GET":
             await self.app(scope, receive, _filtering(send, grants, need.filter))
@@ -306,7 +307,7 @@ class AuthMiddleware:
         return any(grants.can(s, Permission.READ) for s in list(holders))
 
     def _guid_readable(self, guid: str, grants: Grants) -> bool:
-        found = schemas.schemas_by_guid(self.registry, guid)
+        found = schemas.schemas_by_guid(self.registry, guid.lower())
         if not found:
             return True
         for sv in found:
@@ -332,8 +333,9 @@ def _point_at(scope: Scope, segs: list[str], query: bytes) -> None:
 Send = Callable[[Any], Awaitable[None]]
 
 
-def _buffered(send: Send, transform: Callable[[int, bytes], bytes]) -> Send:
-    """A ``send`` that collects the body and passes ``transform(status, body)`` on."""
+def _buffered(send: Send, transform: Callable[[int, bytes], bytes], head: bool = False) -> Send:
+    """A ``send`` that collects the body and passes ``transform(status, body)`` on (only its
+    length for a ``head`` request)."""
     start: dict[str, Any] = {}
     chunks: list[bytes] = []
 
@@ -351,18 +353,18 @@ def _buffered(send: Send, transform: Callable[[int, bytes], bytes]) -> Send:
         headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
         headers.append((b"content-length", str(len(body)).encode()))
         await send({**start, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await send({"type": "http.response.body", "body": b"" if head else body})
 
     return wrapped
 
 
-def _rewriting(send: Send, replacements: list[tuple[bytes, bytes]]) -> Send:
+def _rewriting(send: Send, replacements: list[tuple[bytes, bytes]], head: bool) -> Send:
     def transform(status: int, body: bytes) -> bytes:
         for old, new in replacements:
             body = body.replace(old, new)
         return body
 
-    return _buffered(send, transform)
+    return _buffered(send, transform, head)
 
 
 def _filtering(send: Send, grants: Grants, kind: str) -> Send:
