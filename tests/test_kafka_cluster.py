@@ -155,7 +155,7 @@ def test_forwarding_passes_authorization_and_returns_the_answer_verbatim(
     # the leader is a store advertising the capture server's URL
     leader = KafkaLogStore(cluster_url, advertised_url=leader_url)
     leader.open()
-    follower = LiveServer(cluster_url, tmp_path)
+    follower = LiveServer(cluster_url, tmp_path, env={"SCHEMA_REGISTRY_MAX_REQUEST_BYTES": "2000"})
     try:
         assert leader.wait_leader(30)
         follower.start()
@@ -181,6 +181,15 @@ def test_forwarding_passes_authorization_and_returns_the_answer_verbatim(
         assert httpx.get(f"{follower.url}/subjects", timeout=5).json() == []
         lookup = httpx.post(f"{follower.url}/subjects/x", json={"schema": '"int"'}, timeout=5)
         assert lookup.json()["error_code"] == 40401
+        assert len(_Capture.seen) == count
+        # a body larger than the server accepts is refused before forwarding
+        big = httpx.post(
+            f"{follower.url}/subjects/big/versions",
+            json={"schema": json.dumps("x" * 5000)},
+            headers=HEADERS,
+            timeout=30,
+        )
+        assert big.status_code == 413 and big.json()["error_code"] == 413
         assert len(_Capture.seen) == count
     finally:
         follower.stop()

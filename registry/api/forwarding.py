@@ -143,6 +143,7 @@ class ForwardingMiddleware:
         self.store: Any = registry.store
         write_timeout = float(getattr(getattr(self.store, "settings", None), "write_timeout", 10))
         self.timeout = httpx.Timeout(write_timeout + 10, connect=5)
+        self.max_body = registry.settings.max_request_bytes
         self._client: httpx.AsyncClient | None = None
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
@@ -170,7 +171,11 @@ class ForwardingMiddleware:
         if not leader:
             await _send_error(send, errors.unknown_leader())
             return
-        body = await _read_body(receive)
+        body = await _read_body(receive, self.max_body)
+        if body is None:  # larger than the server accepts: refused here, as the leader would
+            too_large = "HTTP 413 Request Entity Too Large"
+            await _send_error(send, errors.RegistryError(413, too_large, 413))
+            return
         await self._forward(scope, leader, raw_path, headers, body, send)
 
     async def _forward(
@@ -234,13 +239,19 @@ class ForwardingMiddleware:
         return self._client
 
 
-async def _read_body(receive: Any) -> bytes:
+async def _read_body(receive: Any, limit: int) -> bytes | None:
+    """The request body, or None once it grows past ``limit`` bytes."""
     chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             break
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
         if not message.get("more_body", False):
             break
     return b"".join(chunks)
