@@ -136,6 +136,7 @@ def serve_forever(settings: Settings) -> int:
         access_log=False,
         server_header=False,
         log_config=None,  # uvicorn's records go through our handler (text or JSON)
+        timeout_graceful_shutdown=settings.shutdown_timeout,
         **tls,
     )
     # uvicorn handles SIGTERM and SIGINT: it stops accepting, finishes in-flight requests, runs

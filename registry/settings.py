@@ -70,6 +70,9 @@ class Settings:
     tls_ca_file: str = ""
     #: client certificates: ``none``, ``optional`` or ``required`` (mTLS)
     tls_client_auth: str = "none"
+    #: seconds SIGTERM waits for open connections before closing them (idle TLS keep-alive
+    #: connections otherwise hold the shutdown until the client goes away)
+    shutdown_timeout: float = 30.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:

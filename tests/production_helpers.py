@@ -43,8 +43,7 @@ class Server:
         *,
         args: list[str] | None = None,
         scheme: str = "http",
-        verify: Any = True,
-        cert: Any = None,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
         self.port = free_port()
         self.url = f"{scheme}://127.0.0.1:{self.port}"
@@ -53,7 +52,6 @@ class Server:
         self.env.update(env or {})
         self.args = args or []
         self.verify = verify
-        self.cert = cert
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 30) -> Server:
@@ -69,7 +67,7 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log()}")
             try:
-                with httpx.Client(verify=self.verify, cert=self.cert, timeout=2) as client:
+                with httpx.Client(verify=self.verify, timeout=2) as client:
                     if client.get(self.url + "/live").status_code == 200:
                         return self
             except (httpx.HTTPError, ssl.SSLError):
@@ -96,7 +94,6 @@ class Server:
             base_url=self.url,
             headers=headers,
             verify=kwargs.pop("verify", self.verify),
-            cert=kwargs.pop("cert", self.cert),
             timeout=10,
             **kwargs,
         )
@@ -114,6 +111,14 @@ def running(server: Server) -> Iterator[Server]:
 def write_users(path: Path, users: dict[str, str]) -> None:
     # cheap scrypt parameters keep the tests fast; the server reads them from the hash
     path.write_text("".join(f"{name}:{hash_password(pw, n=2**10)}\n" for name, pw in users.items()))
+
+
+def tls_context(ca: Path, cert: Path | None = None, key: Path | None = None) -> ssl.SSLContext:
+    """A client context trusting ``ca`` (and presenting ``cert``/``key`` when given)."""
+    context = ssl.create_default_context(cafile=str(ca))
+    if cert is not None:
+        context.load_cert_chain(str(cert), str(key) if key else None)
+    return context
 
 
 # ---- certificates -----------------------------------------------------------------------------
