@@ -4,6 +4,11 @@ wire, tombstones on the original key bytes, replay into a new instance, and its 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 from confluent_kafka import KafkaError, KafkaException, Producer
@@ -15,7 +20,10 @@ from registry.api.app import create_app
 from registry.core import Registry
 from registry.settings import Settings
 from registry.store.kafka import KafkaLogStore, KafkaStoreError, _write_error, parse_kafka_url
+from tests.conftest import free_port
 from tests.kafka_helpers import CONTENT_TYPE, kafka_client, produce_raw, read_topic
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "kafka"
 
 COMPACT = (",", ":")
 AVRO_1 = json.dumps(
@@ -268,3 +276,45 @@ def test_a_fenced_leader_cannot_write(
 )
 def test_kafka_failures_map_to_confluent_codes(code: int, expected: int) -> None:
     assert _write_error("writing", KafkaException(KafkaError(code))).error_code == expected
+
+
+def test_an_unreachable_cluster_fails_start_up_quickly() -> None:
+    store = KafkaLogStore(f"kafka://127.0.0.1:{free_port()}/?init.timeout.ms=2000")
+    began = time.monotonic()
+    with pytest.raises(KafkaStoreError, match="cannot open"):
+        store.open()
+    assert time.monotonic() - began < 10
+
+
+def test_writes_fail_with_50001_or_50002_when_the_broker_goes_away() -> None:
+    """A broker of its own (the session's must stay up): after it stops, a write answers
+    within its timeout with Confluent's store error codes, never hangs."""
+    directory = tempfile.mkdtemp(prefix="registry-kafka-down-")
+    port = free_port()
+    started = subprocess.run(
+        ["bash", str(SCRIPT), "start", "--dir", directory, "--port", str(port),
+         "--controller-port", str(free_port())],
+        capture_output=True, text=True, timeout=180, check=False,
+    )  # fmt: skip
+    assert started.returncode == 0, started.stderr
+    url = f"kafka://127.0.0.1:{port}/?topic=t&write.timeout.ms=3000"
+    stopped = False
+    try:
+        with kafka_client(url) as client:
+            ok = client.post("/subjects/s/versions", json={"schema": AVRO_1})
+            assert ok.json() == {"id": 1}
+            subprocess.run(
+                ["bash", str(SCRIPT), "stop", "--dir", directory], timeout=120, check=True
+            )
+            stopped = True
+            began = time.monotonic()
+            failed = client.post("/subjects/s/versions", json={"schema": AVRO_2})
+            assert time.monotonic() - began < 15
+            assert failed.status_code == 500
+            assert failed.json()["error_code"] in (50001, 50002), failed.text
+            # reads are still answered from memory
+            assert client.get("/subjects/s/versions/1").json()["id"] == 1
+    finally:
+        if not stopped:
+            subprocess.run(["bash", str(SCRIPT), "stop", "--dir", directory], timeout=120)
+        shutil.rmtree(directory, ignore_errors=True)
