@@ -338,6 +338,9 @@ def test_no_duplicate_ids_while_leaders_are_killed(
         for w in workers:
             w.join(timeout=60)
     assert not errors, errors[:3]
+    # the restarted instance replayed the topic and said so in its log
+    wait_ready(victim)
+    assert f"replayed {kafka_topic} up to offset" in victim.log()
     print(f"\n{len(acked)} registrations acknowledged across 2 leader kills")
     assert len(acked) > 20, f"too few registrations acknowledged: {len(acked)}"
 
