@@ -165,9 +165,8 @@ def from_confluent_avro(
             reader = writers[chosen.schema_id]
     assert reader is not None
     permissive = mode == "PERMISSIVE"
-    value_type = avro_to_spark(parse_schema(json.loads(reader)))
-    if permissive:
-        value_type = spark_nullable(value_type)
+    strict_type = avro_to_spark(parse_schema(json.loads(reader)))
+    value_type = spark_nullable(strict_type) if permissive else strict_type
     result_type: T.DataType = value_type
     if error_field is not None:
         result_type = T.StructType(
@@ -179,15 +178,35 @@ def from_confluent_avro(
             "engine native needs Spark's spark-avro jar on the classpath "
             "(spark.jars.packages=org.apache.spark:spark-avro_2.13:<spark version>)"
         )
+    if permissive and _permissive_sentinel(strict_type) is None:
+        use_native = False
     if not use_native or not writers:
         return _python_column(
             column, conf, reader, writers, result_type, permissive, error_field is not None
         )
-    return _native_column(column, conf, reader, writers, value_type, result_type, mode, error_field)
+    return _native_column(
+        column, conf, reader, writers, strict_type, result_type, mode, error_field
+    )
 
 
 def _frame(schema_id: int) -> bytes:
     return b"\x00" + schema_id.to_bytes(4, "big")
+
+
+def _permissive_sentinel(strict_type: T.DataType) -> str | None:
+    """A field that is never null in a decoded record: how a PERMISSIVE failure is told apart.
+
+    Spark's ``from_avro`` in PERMISSIVE mode answers a malformed record with a struct whose
+    fields are all null (not a null struct). A field non-nullable in the reader schema is null
+    only then. ``""`` for a non-struct type (null result means failure); ``None`` when every
+    field is nullable (the native engine cannot tell, the Python engine is used).
+    """
+    if not isinstance(strict_type, T.StructType):
+        return ""
+    for field in strict_type.fields:
+        if not field.nullable:
+            return field.name
+    return None
 
 
 def _native_column(
@@ -195,28 +214,31 @@ def _native_column(
     conf: dict[str, Any] | None,
     reader: str,
     writers: dict[int, str],
-    value_type: T.DataType,
+    strict_type: T.DataType,
     result_type: T.DataType,
     mode: str,
     error_field: str | None,
 ) -> Column:
+    """CASE over the frame bytes: Spark's from_avro for each known id, else the Python engine."""
     from pyspark.sql.avro.functions import from_avro
 
     prefix = F.substring(column, 1, 5)
     payload = F.substring(column, 6, 2_147_483_647)
     reader_doc = json.loads(reader)
-    decoded: Any = F
+    decoded: Column | None = None
     known: Column | None = None
     for schema_id, writer in writers.items():
         opts = {"mode": mode}
         if json.loads(writer) != reader_doc:
             opts["avroSchema"] = reader
         hit = prefix == F.lit(_frame(schema_id))
-        decoded = decoded.when(hit, from_avro(payload, writer, opts))
+        branch = from_avro(payload, writer, opts)
+        decoded = F.when(hit, branch) if decoded is None else decoded.when(hit, branch)
         known = hit if known is None else known | hit
-    assert known is not None
+    assert decoded is not None and known is not None
     known = F.coalesce(known, F.lit(False))
-    # Ids the subject did not have when the query was planned: the Python engine.
+    # Ids the subject did not have when the query was planned, and malformed frames: the
+    # Python engine (it sees only those rows; the others reach it as nulls).
     fallback = _python_column(
         F.when(~known, column),
         conf,
@@ -226,21 +248,27 @@ def _native_column(
         mode == "PERMISSIVE",
         error_field is not None,
     )
+    bad: Column | None = None
+    if mode == "PERMISSIVE":
+        sentinel = _permissive_sentinel(strict_type)
+        failed = decoded.isNull() if not sentinel else decoded[sentinel].isNull()
+        bad = known & column.isNotNull() & failed
+        decoded = F.when(~bad, decoded)
     if error_field is None:
-        return decoded.otherwise(fallback)
-    native_value = decoded
+        return F.when(known, decoded).otherwise(fallback)
+    assert bad is not None
     schema_id = F.conv(F.hex(F.substring(column, 2, 4)), 16, 10)
     error = (
         F.when(
-            known & column.isNotNull() & native_value.isNull(),
+            bad,
             F.concat(
                 F.lit("schema id "),
                 schema_id,
-                F.lit(": payload does not decode as Avro (Spark from_avro, PERMISSIVE)"),
+                F.lit(": payload does not decode as Avro with its writer schema (Spark from_avro)"),
             ),
         )
         .when(known, F.lit(None).cast("string"))
         .otherwise(fallback[error_field])
     )
-    value = F.when(known, native_value).otherwise(fallback["value"])
+    value = F.when(known, decoded).otherwise(fallback["value"])
     return F.struct(value.alias("value"), error.alias(error_field))
