@@ -641,8 +641,10 @@ def validate_rule_set(rule_set: dict[str, Any]) -> None:
         ("domainRules", DOMAIN_MODES),
         ("encodingRules", DOMAIN_MODES),
     ):
-        rules = rule_set.get(group) or []
-        if not isinstance(rules, list):
+        rules = rule_set.get(group)
+        if rules is None:
+            rules = []
+        if not isinstance(rules, list):  # an empty object too (it is falsy, still not a list)
             raise errors.invalid_ruleset(f"{group} must be a list")
         for rule in rules:
             if not isinstance(rule, dict):
