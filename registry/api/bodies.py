@@ -135,7 +135,12 @@ def _check_metadata(metadata: dict[str, Any]) -> None:
 
 
 def config_body(body: Any) -> dict[str, Any]:
-    return _object(body, "ConfigUpdateRequest")
+    config = _object(body, "ConfigUpdateRequest")
+    for field in ("defaultMetadata", "overrideMetadata"):
+        value = config.get(field)
+        if isinstance(value, dict):  # the same mapping as a schema's metadata
+            _check_metadata(value)
+    return config
 
 
 def mode_body(body: Any) -> object:
