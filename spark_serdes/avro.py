@@ -2,7 +2,7 @@
 
 The decoder runs inside Spark's Python workers on Arrow batches. Per writer schema id it keeps
 one prepared (writer, reader) pair of fastavro schemas, keyed by the 5 frame bytes, so a record
-costs one dict lookup and one ``schemaless_reader`` call; the decoded dicts become one Arrow
+costs one dict lookup and one call of fastavro's reader; the decoded dicts become one Arrow
 struct array per batch. Logical types other than ``decimal`` are read as their plain Avro
 values (days, millis, micros, strings) and become Arrow dates/timestamps by a cast of the whole
 column, which is much cheaper than fastavro building a ``datetime`` per value.
@@ -357,12 +357,78 @@ def _union_fixer(branches: list[Any], named: dict[str, Any], stack: tuple[str, .
 # -- the batch decoder -----------------------------------------------------------------------------
 
 
+_READ_OPTIONS = {
+    "return_record_name": True,
+    "return_record_name_override": True,
+    "handle_unicode_errors": "strict",
+    "return_named_type": False,
+    "return_named_type_override": False,
+}
+
+
+def _probe_read_data() -> Callable[..., Any] | None:
+    """fastavro's compiled ``_read_data`` when it reads as ``schemaless_reader`` does.
+
+    Calling it directly skips the per-call schema checks of the public function (half the
+    time of a small record). Checked against the public API at import, with and without a
+    reader schema; on any difference (another fastavro version) the public API is used.
+    """
+    try:
+        from fastavro._read import _read_data
+    except ImportError:
+        return None
+    point = {"type": "record", "name": "P", "fields": [{"name": "x", "type": "int"}]}
+    label = {"type": "record", "name": "L", "fields": [{"name": "t", "type": "string"}]}
+    writer_doc = {
+        "type": "record",
+        "name": "R",
+        "fields": [
+            {"name": "a", "type": "int"},
+            {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["X", "Y"]}},
+            {"name": "u", "type": ["null", point, label]},
+            {"name": "m", "type": {"type": "map", "values": ["null", "string"]}},
+        ],
+    }
+    reader_doc = copy.deepcopy(writer_doc)
+    reader_doc["fields"][0]["type"] = "long"
+    reader_doc["fields"].append({"name": "n", "type": "string", "default": "d"})
+    try:
+        from fastavro import schemaless_writer
+
+        writer = parse_schema(copy.deepcopy(writer_doc))
+        reader = parse_schema(copy.deepcopy(reader_doc))
+        buf = io.BytesIO()
+        schemaless_writer(buf, writer, {"a": 3, "e": "Y", "u": ("L", {"t": "z"}), "m": {"k": None}})
+        data = buf.getvalue()
+        for r in (None, reader):
+            read = _make_read(writer, r, _read_data)
+            expected = schemaless_reader(io.BytesIO(data), writer, r, True, True)
+            if read(io.BytesIO(data)) != expected:
+                return None
+        return _read_data
+    except Exception:
+        return None
+
+
+def _make_read(writer: Any, reader: Any, read_data: Any) -> Callable[[io.BytesIO], Any]:
+    if read_data is None:
+        return lambda stream: schemaless_reader(stream, writer, reader, True, True)
+    named: dict[str, dict[str, Any]] = {"writer": {}, "reader": {}}
+    writer = parse_schema(writer, named["writer"])
+    if reader is not None:
+        reader = parse_schema(reader, named["reader"])
+    options = _READ_OPTIONS
+    return lambda stream: read_data(stream, writer, named, reader, options)
+
+
+_read_data = _probe_read_data()
+
+
 class _Writer:
-    __slots__ = ("label", "reader", "writer")
+    __slots__ = ("label", "read")
 
     def __init__(self, writer: Any, reader: Any, label: str) -> None:
-        self.writer = writer
-        self.reader = reader
+        self.read = _make_read(writer, reader, _read_data)
         self.label = label
 
 
@@ -400,7 +466,6 @@ class AvroBatchDecoder:
         self.with_error = with_error
         self.known = dict(writers)
         self.by_frame: dict[bytes, _Writer] = {}
-        self.multi_record = _has_multi_record_union(reader)
 
     def _writer(self, frame: bytes, data: bytes) -> _Writer:
         parsed = wire.read_frame(data)
@@ -436,9 +501,7 @@ class AvroBatchDecoder:
         out: list[Any] = []
         errors: list[str | None] | None = [] if self.with_error else None
         by_frame = self.by_frame
-        reader_fn = schemaless_reader
         bytes_io = io.BytesIO
-        rrn = self.multi_record
         for data in values:
             if data is None:
                 out.append(None)
@@ -453,7 +516,7 @@ class AvroBatchDecoder:
                 stream = bytes_io(data)
                 stream.seek(5)
                 try:
-                    value = reader_fn(stream, entry.writer, entry.reader, rrn, rrn)
+                    value = entry.read(stream)
                 except Exception as exc:
                     raise DecodeFailure(
                         f"{entry.label}: payload does not decode as Avro: "
@@ -492,36 +555,3 @@ def _qualified(text: str) -> Any:
     """A schema text as JSON with fully qualified names (fastavro's parse, inlined)."""
     doc = json.loads(text)
     return inline_schema(parse_schema(doc if not isinstance(doc, str) else {"type": doc}))
-
-
-def _has_multi_record_union(schema: Any) -> bool:
-    named = _named_types(schema)
-    found = False
-
-    def walk(s: Any, seen: frozenset[str]) -> None:
-        nonlocal found
-        if found:
-            return
-        if isinstance(s, str):
-            if s in named and s not in seen:
-                walk(named[s], seen | {s})
-            return
-        if isinstance(s, list):
-            if sum(1 for b in s if _kind(b, named) in ("record", "error")) > 1:
-                found = True
-            for b in s:
-                walk(b, seen)
-            return
-        kind = s["type"]
-        if kind in ("record", "error"):
-            for f in s["fields"]:
-                walk(f["type"], seen | {s["name"]})
-        elif kind == "array":
-            walk(s["items"], seen)
-        elif kind == "map":
-            walk(s["values"], seen)
-        elif isinstance(kind, dict | list):
-            walk(kind, seen)
-
-    walk(schema, frozenset())
-    return found
