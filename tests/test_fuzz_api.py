@@ -47,6 +47,7 @@ def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     deadline=None,
     suppress_health_check=list(HealthCheck),
     derandomize=True,
+    database=None,
 )
 def test_api_answers_as_documented(case: schemathesis.Case, live_url: str) -> None:
     case.call_and_validate(base_url=live_url, checks=CHECKS)
