@@ -59,8 +59,8 @@ class Settings:
     auth_jwt_leeway: float = 30.0
     #: per-subject rules (YAML, see registry/auth/rules.py); everything allowed when empty
     auth_rules_file: str = ""
-    #: paths served without authentication (probes and the metrics scraper)
-    auth_public_paths: str = "/live,/ready,/metrics"
+    #: paths served without authentication (``/live`` and ``/metrics`` always are)
+    auth_public_paths: str = "/ready"
     # ---- TLS ----
     #: PEM certificate chain; with ``tls_keyfile`` the server speaks HTTPS
     tls_certfile: str = ""
