@@ -167,6 +167,28 @@ def test_context_url_form_hides_the_same_way(app_client: TestClient) -> None:
     assert absent.json()["message"] == "Subject ':.ctx:pay-nope' not found."
 
 
+def test_no_fallback_into_another_contexts_unreadable_subject(app_client: TestClient) -> None:
+    admin, dev = as_user("admin"), as_user("dev")
+    secret = '{"type":"record","name":"Secret","fields":[{"name":"k","type":"string"}]}'
+    made = app_client.post(
+        "/subjects/:.other:orders-secret/versions", json={"schema": secret}, headers=admin
+    )
+    assert made.status_code == 200
+    # an unqualified subject missing from the default context falls back to other contexts
+    found = app_client.get("/subjects/orders-secret/versions/1", headers=admin)
+    assert found.json()["subject"] == ":.other:orders-secret"
+    # dev may read orders-* only in the default context: it must not see :.other:
+    for path in ("/subjects/orders-secret/versions/1", "/subjects/orders-secret/versions"):
+        seen = app_client.get(path, headers=dev)
+        absent = app_client.get(path.replace("secret", "nothing"), headers=dev)
+        assert seen.status_code == absent.status_code == 404
+        assert seen.text == absent.text.replace("orders-nothing", "orders-secret")
+    # and may still register the subject in the default context
+    mine = app_client.post("/subjects/orders-secret/versions", json={"schema": ORDER}, headers=dev)
+    assert mine.status_code == 200
+    assert app_client.get("/subjects/orders-secret/versions", headers=dev).json() == [1]
+
+
 def test_schema_ids_only_through_a_readable_subject(app_client: TestClient) -> None:
     dev = as_user("dev")
     pay_id, shared_id = ids(app_client, "pay-value"), ids(app_client, "shared-value")

@@ -44,6 +44,7 @@ from registry.auth.watched import WatchedFile
 from registry.core import Registry
 from registry.errors import RegistryError
 from registry.settings import Settings
+from registry.subjects import DEFAULT_CONTEXT
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +262,8 @@ class AuthMiddleware:
             return
         if need.kind == SUBJECT:
             subject = segs[need.index].replace(ENCODED_SLASH, "/")
-            if not grants.can(subject, need.perm):
+            hidden = need.perm == Permission.READ and self._falls_back_unreadable(subject, grants)
+            if hidden or not grants.can(subject, need.perm):
                 if need.perm > Permission.READ and grants.can(subject, Permission.READ):
                     op = "Write" if need.perm == Permission.WRITE else "AlterConfigs"
                     await _denied(scope, send, accept, op, subject)
@@ -290,6 +292,23 @@ class AuthMiddleware:
             await self.app(scope, receive, _filtering(send, grants, need.filter))
             return
         await self.app(scope, receive, send)
+
+    def _falls_back_unreadable(self, subject: str, grants: Grants) -> bool:
+        """Whether reading ``subject`` could answer with another context's subject the caller
+        may not read: an unqualified subject missing from the default context is looked up in
+        every other context (Confluent's fallback)."""
+        state = self.registry.state
+        if subject.startswith(":") or state.versions(subject):
+            return False
+        for name in state.context_names():
+            other = f":{name}:{subject}"
+            if (
+                name != DEFAULT_CONTEXT
+                and state.versions(other)
+                and not grants.can(other, Permission.READ)
+            ):
+                return True
+        return False
 
     def _id_readable(self, raw_id: str, view: Scope, grants: Grants) -> bool:
         try:
