@@ -1,0 +1,235 @@
+"""Spark: rows/s decoding Confluent-framed Avro into all columns, four ways in one run.
+
+    python bench/spark_bench.py                 # 1,000,000 records, local[2], our server on SQLite
+    python bench/spark_bench.py --rows 200000 --rounds 2
+
+Paths, each reading the same Parquet file of framed records (0x00, 4-byte id, Avro binary of a
+15-field record) and writing every decoded column to Spark's ``noop`` sink:
+
+* ``row UDF``: a row-at-a-time (pickled) Python UDF calling fastavro's ``schemaless_reader``;
+* ``from_avro``: Spark's own native ``from_avro`` on the payload after the 5-byte header, with
+  the writer schema given by hand (no registry, no id check): the JVM ceiling;
+* ``ours native``: ``from_confluent_avro`` with Spark's spark-avro jar (dispatch on the id);
+* ``ours python``: ``from_confluent_avro(options={"engine": "python"})`` (Arrow UDF, fastavro).
+
+Results (ratios) go in docs/benchmarks.md, section "Spark". Needs scripts/spark-jars (Maven).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SCHEMA = {
+    "type": "record",
+    "name": "Order",
+    "namespace": "bench",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "customer", "type": "string"},
+        {"name": "quantity", "type": "int"},
+        {"name": "price", "type": "double"},
+        {"name": "discount", "type": "float"},
+        {"name": "paid", "type": "boolean"},
+        {"name": "note", "type": ["null", "string"], "default": None},
+        {
+            "name": "status",
+            "type": {"type": "enum", "name": "Status", "symbols": ["NEW", "PAID", "SENT"]},
+        },
+        {"name": "tags", "type": {"type": "array", "items": "string"}},
+        {"name": "attrs", "type": {"type": "map", "values": "string"}},
+        {"name": "created", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+        {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+        {"name": "code", "type": {"type": "fixed", "name": "Code", "size": 4}},
+        {"name": "blob", "type": "bytes"},
+        {
+            "name": "address",
+            "type": {
+                "type": "record",
+                "name": "Address",
+                "fields": [
+                    {"name": "street", "type": "string"},
+                    {"name": "zip", "type": "int"},
+                ],
+            },
+        },
+    ],
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+    import urllib3
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = (tmp / "server.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "registry.cli", "serve", "--port", str(port),
+         "--store", f"sqlite:///{tmp / 'bench.db'}"],
+        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if urllib3.request("GET", url + "/", timeout=1, retries=False).status == 200:
+                return proc, url
+        except urllib3.exceptions.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("server did not start: " + (tmp / "server.log").read_text())
+
+
+def make_input(spark, path: str, rows: int, schema_id: int) -> None:  # type: ignore[no-untyped-def]
+    """``rows`` framed records written by Spark's own to_avro, 8 Parquet files."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.avro.functions import to_avro
+
+    n = F.col("id")
+    record = F.struct(
+        n.alias("id"),
+        F.concat(F.lit("customer-"), n.cast("string")).alias("customer"),
+        (n % 100).cast("int").alias("quantity"),
+        (n / 7).alias("price"),
+        (n % 10 / 10).cast("float").alias("discount"),
+        (n % 2 == 0).alias("paid"),
+        F.when(n % 3 == 0, F.lit(None)).otherwise(F.lit("leave at door")).alias("note"),
+        F.element_at(
+            F.array(F.lit("NEW"), F.lit("PAID"), F.lit("SENT")), (n % 3 + 1).cast("int")
+        ).alias("status"),
+        F.array(F.lit("a"), F.concat(F.lit("t"), (n % 5).cast("string"))).alias("tags"),
+        F.create_map(F.lit("channel"), F.lit("web"), F.lit("region"), F.lit("eu")).alias("attrs"),
+        F.timestamp_millis(F.lit(1_700_000_000_000) + n).alias("created"),
+        F.date_add(F.lit("2024-01-01").cast("date"), (n % 365).cast("int")).alias("day"),
+        F.unhex(F.lpad(F.hex(n % 65536), 8, "0")).alias("code"),
+        F.unhex(F.lit("deadbeef")).alias("blob"),
+        F.struct(F.lit("Main St").alias("street"), (n % 99999).cast("int").alias("zip")).alias(
+            "address"
+        ),
+    )
+    prefix = b"\x00" + schema_id.to_bytes(4, "big")
+    df = spark.range(rows).select(F.concat(F.lit(prefix), to_avro(record, json.dumps(SCHEMA))))
+    df.toDF("value").repartition(8).write.mode("overwrite").parquet(path)
+
+
+def row_udf_column(col):  # type: ignore[no-untyped-def]
+    from fastavro import parse_schema, schemaless_reader
+    from pyspark.sql import functions as F
+
+    from spark_serdes.types import avro_to_spark
+
+    parsed = parse_schema(SCHEMA)
+    spark_type = avro_to_spark(parsed)
+
+    def decode(value: bytes | None) -> dict | None:
+        if value is None:
+            return None
+        stream = io.BytesIO(value)
+        stream.seek(5)
+        return schemaless_reader(stream, parsed, None)  # type: ignore[return-value]
+
+    return F.udf(decode, spark_type, useArrow=False)(col)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=1, help="runs per path; best is shown")
+    parser.add_argument("--master", default="local[2]")
+    args = parser.parse_args()
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    jars = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "spark-jars"), sys.executable],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+    from pyspark.sql.avro.functions import from_avro
+
+    from serdes import Schema, SchemaRegistryClient
+    from spark_serdes import from_confluent_avro
+
+    tmp = Path(tempfile.mkdtemp(prefix="spark-bench-"))
+    proc, url = start_server(tmp)
+    spark = (
+        SparkSession.builder.master(args.master)
+        .config("spark.jars", jars)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        with SchemaRegistryClient({"url": url}) as client:
+            schema_id = client.register_schema("orders-value", Schema(json.dumps(SCHEMA), "AVRO"))
+        data = str(tmp / "framed.parquet")
+        make_input(spark, data, args.rows, schema_id)
+        source = spark.read.parquet(data)
+        paths = {
+            "row UDF (fastavro)": lambda: row_udf_column(F.col("value")),
+            "from_avro (native, no header)": lambda: from_avro(
+                F.expr("substring(value, 6)"), json.dumps(SCHEMA)
+            ),
+            "ours, native engine": lambda: from_confluent_avro(
+                "value", url, subject="orders-value", options={"engine": "native"}
+            ),
+            "ours, Python engine": lambda: from_confluent_avro(
+                "value", url, subject="orders-value", options={"engine": "python"}
+            ),
+        }
+        # the same decoded rows on every path (a sample), before timing
+        sample = source.limit(2000)
+        reference = None
+        for name, make in paths.items():
+            rows = sorted(sample.select(make().alias("v")).select("v.*").collect())
+            if reference is None:
+                reference = rows
+            elif rows != reference:
+                raise SystemExit(f"{name} decodes differently from the row UDF")
+        results: dict[str, float] = {}
+        for _ in range(args.rounds):
+            for name, make in paths.items():
+                query = source.select(make().alias("v")).select("v.*")
+                begun = time.perf_counter()
+                query.write.format("noop").mode("overwrite").save()
+                rate = args.rows / (time.perf_counter() - begun)
+                results[name] = max(results.get(name, 0.0), rate)
+                print(f"{name:32s} {rate:12,.0f} rows/s", flush=True)
+        udf = results["row UDF (fastavro)"]
+        plain = results["from_avro (native, no header)"]
+        print(
+            f"\n{args.rows:,} records, {args.master}, Spark {spark.version}, best of {args.rounds}"
+        )
+        print("| path | rows/s | vs row UDF | vs from_avro |")
+        print("| --- | ---: | ---: | ---: |")
+        for name, rate in results.items():
+            print(f"| {name} | {rate:,.0f} | {rate / udf:.2f}x | {rate / plain:.2f}x |")
+    finally:
+        spark.stop()
+        proc.terminate()
+        proc.wait(timeout=20)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
