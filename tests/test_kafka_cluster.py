@@ -430,3 +430,38 @@ def test_a_paused_old_leader_is_fenced(
     assert all(len(s) == 1 for s in by_version.values()), by_version
     for name, schema_id in acked.items():
         assert by_id[schema_id] == {avro(name)}
+
+
+def test_a_stopped_leader_hands_over_at_once(
+    kafka_bootstrap: str, kafka_topic: str, tmp_path: Path
+) -> None:
+    """SIGTERM: the leader leaves the election group on the way out, so the next instance
+    leads well before the (here 10 s) session timeout would have noticed."""
+    url = f"kafka://{kafka_bootstrap}/?topic={kafka_topic}&election.session.timeout.ms=10000"
+    pair = [LiveServer(url, tmp_path), LiveServer(url, tmp_path)]
+    try:
+        for server in pair:
+            server.start()
+            wait_ready(server)
+        leader = leader_of(pair)
+        other = next(s for s in pair if s is not leader)
+        assert leader.stop() == 0
+        stopped_at = time.monotonic()
+        while time.monotonic() - stopped_at < 20:
+            reply = httpx.post(
+                f"{other.url}/subjects/s/versions",
+                json={"schema": avro("S")},
+                headers=HEADERS,
+                timeout=30,
+            )
+            if reply.status_code == 200:
+                break
+            time.sleep(0.1)
+        took = time.monotonic() - stopped_at
+        assert reply.json() == {"id": 1}
+        assert took < 5, f"handover took {took:.1f}s"
+        assert "stopped" in leader.log()
+    finally:
+        for server in pair:
+            if server.proc is not None and server.proc.poll() is None:
+                server.stop()
