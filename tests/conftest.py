@@ -68,8 +68,16 @@ class LiveServer:
     def start(self, timeout: float = 30) -> None:
         log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "registry.cli", "serve", "--port", str(self.port),
-             "--store", self.store],
+            [
+                sys.executable,
+                "-m",
+                "registry.cli",
+                "serve",
+                "--port",
+                str(self.port),
+                "--store",
+                self.store,
+            ],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=self.env,
