@@ -75,17 +75,16 @@ class StateCollector(Collector):
             yield _gauge(
                 "schema_registry_is_leader", "1 on the instance that writes", int(store.is_leader)
             )
-        if not hasattr(store, "readiness"):
-            # a shared SQL log: records other instances committed that we have not applied
-            try:
-                lag = len(store.read_after(state.offset, limit=LAG_CAP))
-            except Exception:  # the store is down: say so with -1 rather than fail the scrape
-                lag = -1
-            yield _gauge(
-                "schema_registry_store_lag_records",
-                f"Store records not yet applied here (at most {LAG_CAP}; -1 = store unreachable)",
-                lag,
-            )
+        # records other instances wrote (SQL) or the topic holds (Kafka) not applied here yet
+        try:
+            lag = store.lag(state.offset, LAG_CAP)
+        except Exception:  # the store is down: say so with -1 rather than fail the scrape
+            lag = -1
+        yield _gauge(
+            "schema_registry_store_lag_records",
+            f"Store records not yet applied here (at most {LAG_CAP}; -1 = store unreachable)",
+            lag,
+        )
 
 
 def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:

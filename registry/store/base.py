@@ -66,6 +66,10 @@ class LogStore(ABC):
             yield from records
             offset = records[-1].offset
 
+    def lag(self, applied_offset: int, cap: int = 10_000) -> int:
+        """How many log entries this instance has not applied yet (at most ``cap``)."""
+        return len(self.read_after(applied_offset, cap))
+
     def cluster_id(self) -> str:
         """The id reported as ``kafka-cluster`` by ``/v1/metadata/id``."""
         return "local"

@@ -546,6 +546,16 @@ class KafkaLogStore(LogStore):
             )
         return True, last, f"replayed {self.settings.topic} up to offset {target}"
 
+    def lag(self, applied_offset: int, cap: int = 10_000) -> int:
+        """Entries between what the registry applied and the end of the topic: those the reader
+        has not fetched yet (transaction markers included) plus those it fetched but the
+        registry has not applied."""
+        end = self._end_offset(1.0)
+        with self._cond:
+            unread = max(0, end - self._position)
+            unapplied = max(0, self._last_offset - applied_offset)
+        return min(cap, unread + unapplied)
+
     def _end_offset(self, timeout: float) -> int:
         probe = self._probe
         if probe is None:
