@@ -25,6 +25,9 @@ class Settings:
     mode_mutability: bool = True
     #: seconds between polls for records written by other processes sharing the store
     poll_interval: float = 1.0
+    #: this instance's URL as other instances reach it (forwarding to the leader); empty: built
+    #: from host and port
+    advertised_url: str = ""
     #: id reported by /v1/metadata/id (schema.registry.group.id)
     group_id: str = "schema-registry"
     #: parsed schemas kept in memory (lookups of a cached text need no parsing; a few KB each)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import socket
 from collections.abc import MutableMapping
 from typing import Any
@@ -46,7 +45,6 @@ log = logging.getLogger(__name__)
 
 Scope = MutableMapping[str, Any]
 
-ADVERTISED_URL_ENV = "SCHEMA_REGISTRY_ADVERTISED_URL"
 FORWARD_HEADER = "x-forward"
 #: headers that describe one connection, not the request
 _HOP_BY_HOP = frozenset(
@@ -65,10 +63,10 @@ _HOP_BY_HOP = frozenset(
 _ALWAYS_SERVED = frozenset({"/", "/ready"})
 
 
-def advertised_url(settings: Settings, env: dict[str, str] | None = None) -> str:
-    """This instance's URL for the other instances."""
-    env = dict(os.environ) if env is None else env
-    explicit = env.get(ADVERTISED_URL_ENV, "").strip()
+def advertised_url(settings: Settings) -> str:
+    """This instance's URL for the other instances: ``advertised_url`` when set, else built
+    from the listening address (https when TLS is on)."""
+    explicit = settings.advertised_url.strip()
     if explicit:
         return explicit.rstrip("/")
     host = settings.host
@@ -76,7 +74,8 @@ def advertised_url(settings: Settings, env: dict[str, str] | None = None) -> str
         host = socket.gethostname()
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"
-    return f"http://{host}:{settings.port}"
+    scheme = "https" if settings.tls_certfile else "http"
+    return f"{scheme}://{host}:{settings.port}"
 
 
 def install(app: FastAPI, registry: Registry) -> None:
