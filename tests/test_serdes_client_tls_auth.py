@@ -4,13 +4,9 @@ missing ones are a SchemaRegistryError 401, and the serdes work through it."""
 
 from __future__ import annotations
 
-import datetime as dt
-import ipaddress
 import json
-import os
 import subprocess
 import sys
-import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,89 +14,33 @@ from pathlib import Path
 import pytest
 import urllib3
 from confluent_kafka.serialization import MessageField, SerializationContext
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from serdes import SchemaRegistryClient, SchemaRegistryError
 from serdes.avro import AvroDeserializer, AvroSerializer
-from tests.conftest import free_port
+from tests.production_helpers import Pki, Server, running, tls_context
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _self_signed(tmp: Path) -> tuple[Path, Path]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = dt.datetime.now(dt.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp / "server.pem", tmp / "server.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
 
 
 @pytest.fixture(scope="module")
 def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     tmp = tmp_path_factory.mktemp("tls-auth")
-    cert, key = _self_signed(tmp)
+    pki = Pki(tmp)
     users = tmp / "users"
-    env = {**os.environ, "SCHEMA_REGISTRY_AUTH_USERS_FILE": str(users)}
     subprocess.run(
         [sys.executable, "-m", "registry.cli", "user", "add", "--file", str(users),
          "--password-stdin", "ann"],
-        input=b"s3cret\n", check=True, env=env, cwd=ROOT, capture_output=True,
+        input=b"s3cret\n", check=True, cwd=ROOT, capture_output=True,
     )  # fmt: skip
-    port = free_port()
-    log = (tmp / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "registry.cli", "serve", "--port", str(port), "--store",
-         f"sqlite:///{tmp / 'db.sqlite'}", "--tls-certfile", str(cert), "--tls-keyfile",
-         str(key)],
-        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
-    )  # fmt: skip
-    url = f"https://127.0.0.1:{port}"
-    pool = urllib3.PoolManager(ca_certs=str(cert), retries=False)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                pool.request("GET", url + "/live", timeout=1)
-                break
-            except urllib3.exceptions.HTTPError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((tmp / "server.log").read_text()) from None
-                time.sleep(0.1)
-        yield url, cert
-    finally:
-        pool.clear()
-        proc.terminate()
-        try:
-            proc.wait(timeout=3)
-        except subprocess.TimeoutExpired:  # over TLS it can linger on SIGTERM after serving
-            proc.kill()
-            proc.wait(timeout=10)
+    server = Server(
+        tmp,
+        {"SCHEMA_REGISTRY_AUTH_USERS_FILE": str(users)},
+        args=["--tls-certfile", str(pki.server_cert), "--tls-keyfile", str(pki.server_key)],
+        scheme="https",
+        verify=tls_context(pki.ca),
+    )
+    with running(server):
+        yield server.url, pki.ca
 
 
 def test_tls_and_basic_auth_credentials_work_end_to_end(secured) -> None:
