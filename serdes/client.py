@@ -587,11 +587,7 @@ class SchemaRegistryClient:
         offset: int = 0,
         limit: int = -1,
     ) -> list[str]:
-        query: dict[str, Any] = {"offset": offset, "limit": limit}
-        if subject_name is not None:
-            query["subject"] = subject_name
-        if deleted:
-            query["deleted"] = "true"
+        query = _id_listing_query(subject_name, deleted, offset, limit)
         return self._rest.request("GET", f"schemas/ids/{int(schema_id)}/subjects", query)
 
     def get_schema_versions(
@@ -602,11 +598,7 @@ class SchemaRegistryClient:
         offset: int = 0,
         limit: int = -1,
     ) -> list[SchemaVersion]:
-        query: dict[str, Any] = {"offset": offset, "limit": limit}
-        if subject_name is not None:
-            query["subject"] = subject_name
-        if deleted:
-            query["deleted"] = "true"
+        query = _id_listing_query(subject_name, deleted, offset, limit)
         resp = self._rest.request("GET", f"schemas/ids/{int(schema_id)}/versions", query)
         return [SchemaVersion.from_dict(item) for item in resp]
 
@@ -888,3 +880,15 @@ class SchemaRegistryClient:
             "GET", f"associations/resources/{_q(resource_namespace)}/{_q(resource_name)}", query
         )
         return [Association.from_dict(a) for a in resp or []]
+
+
+def _id_listing_query(
+    subject_name: str | None, deleted: bool, offset: int, limit: int
+) -> dict[str, Any]:
+    """Query of ``/schemas/ids/{id}/subjects`` and ``/versions``."""
+    query: dict[str, Any] = {"offset": offset, "limit": limit}
+    if subject_name is not None:
+        query["subject"] = subject_name
+    if deleted:
+        query["deleted"] = "true"
+    return query
