@@ -64,6 +64,17 @@ class Settings:
     auth_rules_file: str = ""
     #: paths served without authentication (``/live`` and ``/metrics`` always are)
     auth_public_paths: str = "/ready"
+    #: failed HTTP Basic attempts per (user, client address) within ``auth_failure_window``
+    #: seconds before that pair is locked out (429 + Retry-After, no hashing); 0: no lock-out
+    auth_max_failures: int = 5
+    auth_failure_window: float = 300.0
+    #: seconds of the first lock-out; each further one of the same pair doubles, up to the max
+    auth_lockout: float = 60.0
+    auth_lockout_max: float = 900.0
+    #: failure counters kept in memory (least recently used forgotten first)
+    auth_throttle_entries: int = 100_000
+    #: password hashes (scrypt) computed at once; more attempts wait without taking a thread
+    auth_hash_concurrency: int = 2
     # ---- TLS ----
     #: PEM certificate chain; with ``tls_keyfile`` the server speaks HTTPS
     tls_certfile: str = ""

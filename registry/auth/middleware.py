@@ -39,6 +39,7 @@ from registry.api.deps import ENCODED_SLASH
 from registry.api.responses import PREFERRED, negotiate
 from registry.auth import passwords
 from registry.auth.rules import ALL, Grants, Permission, Rules, parse_rules
+from registry.auth.throttle import Throttle, hash_gate
 from registry.auth.tokens import TokenError, TokenVerifier
 from registry.auth.watched import WatchedFile
 from registry.core import Registry
@@ -53,10 +54,12 @@ REALM = "schema-registry"
 
 
 class AuthFailure(Exception):
-    def __init__(self, message: str, *, bearer_error: bool = False) -> None:
+    def __init__(self, message: str, *, bearer_error: bool = False, retry_after: int = 0) -> None:
         super().__init__(message)
         self.message = message
         self.bearer_error = bearer_error
+        #: seconds a locked-out client must wait (answered 429 with Retry-After); 0: a 401
+        self.retry_after = retry_after
 
 
 class Authenticator:
@@ -85,7 +88,10 @@ class Authenticator:
         self._verified: dict[bytes, str] = {}
         self._generation = -1
         # verified against for unknown users, so they cost as much as a wrong password
-        self._dummy = passwords.hash_password(secrets.token_hex(8))
+        self._decoy = passwords.decoy({})
+        # failed Basic attempts per (user, address), and a bound on scrypt computations at once
+        self.throttle = Throttle.from_settings(settings)
+        self._hashing = hash_gate(settings)
 
     @property
     def enabled(self) -> bool:
@@ -100,13 +106,13 @@ class Authenticator:
             out.append(f'Bearer realm="{REALM}"{extra}'.encode())
         return out
 
-    async def principal(self, authorization: str | None) -> str:
+    async def principal(self, authorization: str | None, address: str = "") -> str:
         if not authorization:
             raise AuthFailure("Unauthorized: credentials are required")
         scheme, _, value = authorization.strip().partition(" ")
         scheme = scheme.lower()
         if scheme == "basic" and self.users is not None:
-            return await self._basic(value.strip())
+            return await self._basic(value.strip(), address)
         if scheme == "bearer" and self.tokens is not None:
             try:
                 return await self.tokens.principal(value.strip())
@@ -114,15 +120,18 @@ class Authenticator:
                 raise AuthFailure(f"Unauthorized: {exc}", bearer_error=True) from None
         raise AuthFailure(f"Unauthorized: the {scheme or 'empty'} scheme is not accepted")
 
-    async def _basic(self, value: str) -> str:
+    async def _basic(self, value: str, address: str) -> str:
         assert self.users is not None
         users = self.users.get()
         if self.users.generation != self._generation:
             self._verified.clear()
             self._generation = self.users.generation
+            self._decoy = passwords.decoy(users)
         key = hmac.digest(self._secret, value.encode("latin-1", "replace"), hashlib.sha256)
         known = self._verified.get(key)
         if known is not None:
+            self._refuse_locked_out(known, address)
+            self.throttle.succeeded(known, address)
             return known
         try:
             decoded = base64.b64decode(value, validate=True).decode("utf-8")
@@ -131,14 +140,38 @@ class Authenticator:
         name, sep, password = decoded.partition(":")
         if not sep:
             raise AuthFailure("Unauthorized: malformed Basic credentials")
+        self._refuse_locked_out(name, address)
         encoded = users.get(name)
-        ok = await asyncio.to_thread(passwords.verify_password, password, encoded or self._dummy)
+        async with self._hashing:
+            # attempts that waited for the gate while the pair got locked out hash nothing
+            self._refuse_locked_out(name, address)
+            ok = await asyncio.to_thread(
+                passwords.verify_password, password, encoded or self._decoy
+            )
         if not ok or encoded is None:
+            locked = self.throttle.failed(name, address)
+            if locked:
+                log.warning(
+                    "HTTP Basic user %r from %s locked out for %.0f s after %d failed attempts",
+                    name,
+                    address or "an unknown address",
+                    locked,
+                    self.throttle.max_failures,
+                )
             raise AuthFailure("Unauthorized: invalid user name or password")
+        self.throttle.succeeded(name, address)
         if len(self._verified) > 10_000:
             self._verified.clear()
         self._verified[key] = name
         return name
+
+    def _refuse_locked_out(self, name: str, address: str) -> None:
+        wait = self.throttle.retry_after(name, address)
+        if wait:
+            raise AuthFailure(
+                f"Too many failed authentication attempts: retry after {wait} seconds",
+                retry_after=wait,
+            )
 
 
 # ---- what a request needs -------------------------------------------------------------------
@@ -226,9 +259,14 @@ class AuthMiddleware:
                 authorization = v.decode("latin-1")
             elif k == b"accept":
                 accept = v.decode("latin-1")
+        client = scope.get("client")
         try:
-            principal = await self.auth.principal(authorization)
+            principal = await self.auth.principal(authorization, client[0] if client else "")
         except AuthFailure as exc:
+            if exc.retry_after:
+                retry = [(b"retry-after", str(exc.retry_after).encode())]
+                await send_error(scope, send, 429, 429, exc.message, accept, retry)
+                return
             extra = [(b"www-authenticate", c) for c in self.auth.challenges(exc.bearer_error)]
             await send_error(scope, send, 401, 401, exc.message, accept, extra)
             return

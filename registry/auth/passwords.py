@@ -17,6 +17,8 @@ import hashlib
 import hmac
 import os
 import secrets
+from collections import Counter
+from collections.abc import Mapping
 
 SCHEME = "scrypt"
 #: CPU/memory cost, block size, parallelism: about 30 ms and 16 MiB per verification
@@ -49,6 +51,29 @@ def verify_password(password: str, encoded: str) -> bool:
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(actual, expected)
+
+
+def decoy(users: Mapping[str, str]) -> str:
+    """A hash no password matches, with the cost parameters (N, r, p and digest length) most
+    of ``users``' hashes have: verifying an unknown user's password against it costs what
+    verifying a known user's does, so the time of a 401 does not tell which names exist."""
+    shapes = Counter(_shape(encoded) for encoded in users.values())
+    n, r, p, length = shapes.most_common(1)[0][0] if shapes else (N, R, P, 32)
+    return "$".join(
+        (
+            SCHEME,
+            str(n),
+            str(r),
+            str(p),
+            _b64(secrets.token_bytes(16)),
+            _b64(secrets.token_bytes(length)),
+        )
+    )
+
+
+def _shape(encoded: str) -> tuple[int, int, int, int]:
+    _, n, r, p, _, digest = encoded.split("$")
+    return int(n), int(r), int(p), len(base64.b64decode(digest))
 
 
 def check_hash(encoded: str) -> None:
