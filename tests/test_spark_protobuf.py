@@ -6,18 +6,28 @@ ids unknown when the query was planned, malformed input in both modes, bad argum
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
+import httpx
 import pytest
+from confluent_kafka.schema_registry import SchemaRegistryClient as ConfluentClient
+from confluent_kafka.schema_registry.protobuf import ProtobufSerializer as CProtoSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
 from google.protobuf import descriptor_pool
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message_factory import GetMessageClass
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from registry.formats.base import Dependency
 from registry.formats.protobuf.compiler import MAIN_FILE, compile_proto
+from serdes import SchemaRegistryClient, SchemaRegistryError, wire
+from serdes.protobuf import ProtobufSerializer
+from spark_serdes import from_confluent_protobuf
 from spark_serdes.protobuf_decoder import compile_converter
 from spark_serdes.protobuf_types import RecursiveProtobufSchemaError, message_to_spark
+from tests.fixtures.spark import CountingProxy, register
 
 # -- building descriptors and message classes from .proto text ------------------------------------
 
@@ -224,3 +234,165 @@ def test_unsigned_enum_time_and_map_conversions(values_class: Any) -> None:
     assert got[10] == -2_000_000 + 999  # seconds * 10^6 + nanos / 1000
     assert got[11] == -1_000_001  # nanos / 1000 truncated toward zero, as TimeUnit.toMicros
     assert got[13] == {-(2**31): (3,)}
+
+
+# -- decoding in Spark, records from our ProtobufSerializer on the live registry ------------------
+
+ALL = """
+syntax = "proto3";
+package sp.all;
+import "google/protobuf/timestamp.proto";
+import "google/protobuf/duration.proto";
+import "google/protobuf/wrappers.proto";
+import "google/protobuf/any.proto";
+message Everything {
+  enum Color { COLOR_UNSET = 0; RED = 1; GREEN = 2; }
+  message Point { int32 x = 1; int32 y = 2; }
+  int32 i32 = 1; sint32 s32 = 2; sfixed32 sf32 = 3; uint32 u32 = 4; fixed32 f32 = 5;
+  int64 i64 = 6; sint64 s64 = 7; sfixed64 sf64 = 8; uint64 u64 = 9; fixed64 f64 = 10;
+  float fl = 11; double db = 12; bool flag = 13; string text = 14; bytes blob = 15;
+  Color color = 16; Point point = 17; repeated int32 nums = 18; repeated Point points = 19;
+  map<string, int64> counts = 20; map<int32, Point> by_id = 21;
+  google.protobuf.Timestamp at = 22; google.protobuf.Duration took = 23;
+  oneof choice { string name = 24; int32 code = 25; }
+  optional int32 maybe = 26; google.protobuf.Int32Value wrapped = 27;
+  google.protobuf.Any extra = 28; repeated Color colors = 29;
+}
+message Holder { message Inner { string label = 1; Everything.Point at = 2; } Inner inner = 1; }
+"""
+ALL_TYPE = (
+    "struct<i32:int,s32:int,sf32:int,u32:int,f32:int,i64:bigint,s64:bigint,sf64:bigint,"
+    "u64:bigint,f64:bigint,fl:float,db:double,flag:boolean,text:string,blob:binary,"
+    "color:string,point:struct<x:int,y:int>,nums:array<int>,points:array<struct<x:int,y:int>>,"
+    "counts:map<string,bigint>,by_id:map<int,struct<x:int,y:int>>,at:timestamp,"
+    "took:interval day to second,maybe:int,wrapped:struct<value:int>,"
+    "extra:struct<type_url:string,value:binary>,colors:array<string>,name:string,code:int>"
+)  # the registry's field order: it stores the schema as text, with oneofs after the fields
+EVO = {
+    1: "message User { int64 id = 1; string name = 2; }",
+    2: "message User { int64 id = 1; string name = 2; string email = 3; }",
+    3: "message User { int64 id = 1; reserved 2; string email = 3; int32 age = 4; }",
+    4: "message User { int64 id = 1; string email = 3; int32 age = 4; bool vip = 5; }",
+}
+
+
+def _classes(text: str, file: str, names: list[str], deps: dict[str, str] | None = None) -> Any:
+    pool = _pool(text, file, deps)
+    return [GetMessageClass(pool.FindMessageTypeByName(n)) for n in names]
+
+
+def _serialize(url: str, topic: str, messages: list[Any]) -> list[bytes]:
+    with SchemaRegistryClient({"url": url}) as client:
+        ser = ProtobufSerializer(type(messages[0]), client)
+        ctx = SerializationContext(topic, MessageField.VALUE)
+        return [ser(m, ctx) for m in messages]
+
+
+def _frame_id(data: bytes) -> int:
+    return int.from_bytes(data[1:5], "big")
+
+
+def _rows(df: Any, column: Any) -> dict[int, Any]:
+    return {r.n: r.v for r in df.select("n", column.alias("v")).collect()}
+
+
+def _plain(value: Any) -> Any:
+    return value.asDict(recursive=True) if value is not None else None
+
+
+def _ts(micros: int) -> datetime.datetime:
+    """As PySpark's TimestampType.fromInternal gives it."""
+    return datetime.datetime.fromtimestamp(micros // 1_000_000).replace(
+        microsecond=micros % 1_000_000
+    )
+
+
+@pytest.fixture(scope="module")
+def everything(spark_registry: Any) -> Any:
+    everything_cls, inner_cls = _classes(
+        ALL, "sp_all.proto", ["sp.all.Everything", "sp.all.Holder.Inner"]
+    )
+    full = everything_cls(
+        i32=-5, s32=-6, sf32=-7, u32=2**32 - 1, f32=2**31, i64=-(2**40), s64=-8, sf64=-9,
+        u64=2**64 - 1, f64=2**63, fl=1.5, db=-0.0, flag=True, text="tëxt", blob=b"\x00\xff",
+        color=2, nums=[1, 0, 3], counts={"a": 0, "b": 2}, name="nm", maybe=0, colors=[1, 7],
+    )  # fmt: skip
+    full.point.y = 5
+    full.points.add()
+    full.points.add(x=1)
+    full.by_id[7].y = 1
+    full.at.seconds, full.at.nanos = 1_700_000_000, 123_456_789
+    full.took.seconds, full.took.nanos = -1, -500
+    full.wrapped.value = 0
+    full.extra.type_url, full.extra.value = "type.googleapis.com/x", b"\x01"
+    coded = everything_cls(code=0, fl=0.25)
+    url = spark_registry.url
+    values = _serialize(url, "pb-all", [everything_cls(), full, coded])
+    inner = inner_cls(label="in")
+    inner.at.x = 4
+    values += _serialize(url, "pb-all", [inner])
+    return values, (everything_cls, inner_cls, full, inner)
+
+
+def test_every_field_kind_decodes_as_spark_from_protobuf(
+    everything: Any, spark: Any, spark_registry: Any
+) -> None:
+    values, (everything_cls, inner_cls, full, inner) = everything
+    # confluent-kafka's serializer writes the same bytes (same id, index path, payload)
+    theirs = ConfluentClient({"url": spark_registry.url})
+    ctx = SerializationContext("pb-all", MessageField.VALUE)
+    cser = CProtoSerializer(everything_cls, theirs, {"use.deprecated.format": False})
+    assert cser(full, ctx) == values[1]
+    cinner = CProtoSerializer(inner_cls, theirs, {"use.deprecated.format": False})
+    assert cinner(inner, ctx) == values[3] and values[3][5:8] == b"\x04\x02\x00"  # path [1, 0]
+    df = spark.createDataFrame(list(enumerate(values[:3])), "n int, value binary")
+    column = from_confluent_protobuf("value", spark_registry.url, subject="pb-all-value")
+    out = df.select("n", column.alias("v"))
+    assert out.schema["v"].dataType.simpleString() == ALL_TYPE
+    local = message_to_spark(everything_cls.DESCRIPTOR)
+    assert sorted(out.schema["v"].dataType, key=str) == sorted(local, key=str)
+    rows = {r.n: _plain(r.v) for r in out.collect()}
+    empty = dict.fromkeys(T._parse_datatype_string(ALL_TYPE).fieldNames())
+    empty.update(nums=[], points=[], counts={}, by_id={}, colors=[])
+    assert rows[0] == empty  # proto3: nothing on the wire, every singular field null
+    assert rows[1] == {
+        "i32": -5, "s32": -6, "sf32": -7, "u32": -1, "f32": -(2**31), "i64": -(2**40),
+        "s64": -8, "sf64": -9, "u64": -1, "f64": -(2**63), "fl": 1.5, "db": -0.0, "flag": True,
+        "text": "tëxt", "blob": bytearray(b"\x00\xff"), "color": "GREEN",
+        "point": {"x": None, "y": 5}, "nums": [1, 0, 3],
+        "points": [{"x": None, "y": None}, {"x": 1, "y": None}],
+        "counts": {"a": 0, "b": 2}, "by_id": {7: {"x": None, "y": 1}},
+        "at": _ts(1_700_000_000_123_456), "took": datetime.timedelta(seconds=-1),
+        "name": "nm", "code": None, "maybe": 0, "wrapped": {"value": None},
+        "extra": {"type_url": "type.googleapis.com/x", "value": bytearray(b"\x01")},
+        "colors": ["RED", "UNKNOWN_ENUM_VALUE_Color_7"],
+    }  # fmt: skip
+    assert {k: v for k, v in rows[2].items() if v not in (None, [], {})} == {"fl": 0.25, "code": 0}
+
+
+def test_nested_message_by_index_path_and_wrong_message(
+    everything: Any, spark: Any, spark_registry: Any
+) -> None:
+    values, _ = everything
+    df = spark.createDataFrame(list(enumerate(values)), "n int, value binary")
+    url = spark_registry.url
+    for name in ("Inner", "sp.all.Holder.Inner"):
+        column = from_confluent_protobuf(
+            "value", url, subject="pb-all-value", message=name,
+            options={"mode": "PERMISSIVE", "errorField": "error"},
+        )  # fmt: skip
+        rows = _rows(df, column)
+        assert _plain(rows[3]) == {
+            "value": {"label": "in", "at": {"x": 4, "y": None}},
+            "error": None,
+        }
+        schema_id = _frame_id(values[0])
+        for n in (0, 1, 2):
+            assert rows[n].value is None
+            assert rows[n].error == (
+                f"schema id {schema_id}: the record is a sp.all.Everything (message indexes [0]), "
+                "not the reader's message sp.all.Holder.Inner"
+            )
+    strict = from_confluent_protobuf("value", url, subject="pb-all-value", message="Inner")
+    with pytest.raises(Exception, match=r"the record is a sp\.all\.Everything.*not the reader's"):
+        df.select(strict).collect()
