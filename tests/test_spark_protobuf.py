@@ -7,6 +7,7 @@ ids unknown when the query was planned, malformed input in both modes, bad argum
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
 import httpx
@@ -396,3 +397,219 @@ def test_nested_message_by_index_path_and_wrong_message(
     strict = from_confluent_protobuf("value", url, subject="pb-all-value", message="Inner")
     with pytest.raises(Exception, match=r"the record is a sp\.all\.Everything.*not the reader's"):
         df.select(strict).collect()
+
+
+def _user(version: int) -> Any:
+    text = f'syntax = "proto3";\npackage sp.evo;\n{EVO[version]}\n'
+    return _classes(text, f"sp_evo_v{version}.proto", ["sp.evo.User"])[0]
+
+
+@pytest.fixture(scope="module")
+def evolved(spark_registry: Any) -> Any:
+    url = spark_registry.url
+    httpx.put(f"{url}/config/pb-evo-value", json={"compatibility": "NONE"}).raise_for_status()
+    users = {v: _user(v) for v in (1, 2, 3)}
+    values = _serialize(url, "pb-evo", [users[1](id=1, name="a")])
+    values += _serialize(url, "pb-evo", [users[2](id=2, name="b", email="b@x")])
+    values += _serialize(url, "pb-evo", [users[3](id=3, email="c@x", age=30)])
+    return values
+
+
+def test_several_writer_versions_decode_with_the_latest_reader(
+    evolved: Any, spark: Any, spark_registry: Any
+) -> None:
+    df = spark.createDataFrame(list(enumerate(evolved)), "n int, value binary")
+    assert len({_frame_id(v) for v in evolved}) == 3
+    rows = _rows(df, from_confluent_protobuf("value", spark_registry.url, subject="pb-evo-value"))
+    # fields by number: v1/v2's name (2) is unknown to the reader and ignored, email/age absent
+    assert {n: _plain(v) for n, v in rows.items()} == {
+        0: {"id": 1, "email": None, "age": None},
+        1: {"id": 2, "email": "b@x", "age": None},
+        2: {"id": 3, "email": "c@x", "age": 30},
+    }
+    old = from_confluent_protobuf("value", spark_registry.url, subject="pb-evo-value", version=2)
+    rows = _rows(df, old)
+    assert [_plain(rows[n]) for n in range(3)] == [
+        {"id": 1, "name": "a", "email": None},
+        {"id": 2, "name": "b", "email": "b@x"},
+        {"id": 3, "name": None, "email": "c@x"},
+    ]
+
+
+def test_id_registered_after_planning_is_fetched_once_per_worker(
+    evolved: Any, spark: Any, spark_registry: Any
+) -> None:
+    proxy = CountingProxy(spark_registry.url)
+    try:
+        column = from_confluent_protobuf("value", proxy.url, subject="pb-evo-value")
+        # registered after the column was planned, under another subject: unknown to the driver
+        user4 = _user(4)
+        late = _serialize(
+            spark_registry.url, "pb-evo-late", [user4(id=n, vip=True, age=n) for n in range(40)]
+        )
+        late_id = _frame_id(late[0])
+        assert late_id not in {_frame_id(v) for v in evolved}
+        df = spark.createDataFrame(list(enumerate(late + evolved)), "n int, value binary")
+        rows = _rows(df.repartition(4, "n"), column)
+    finally:
+        proxy.close()
+    assert _plain(rows[7]) == {"id": 7, "email": None, "age": 7}
+    assert _plain(rows[40]) == {"id": 1, "email": None, "age": None}
+    assert len(rows) == 43
+    by_id = {
+        int(m.group(1)): count
+        for path, count in proxy.counts.items()
+        if (m := re.fullmatch(r"GET /schemas/ids/(\d+)", path))
+    }
+    # the driver asked once for each of the subject's ids (serialized form); the late id is
+    # fetched by the workers, at most once per Python worker process (local[2]), not per row
+    assert {schema_id: by_id[schema_id] for schema_id in {_frame_id(v) for v in evolved}} == {
+        _frame_id(v): 1 for v in evolved
+    }
+    assert 1 <= by_id[late_id] <= 2, proxy.counts
+
+
+REF_COMMON = (
+    'syntax = "proto3";\npackage sp.common;\n'
+    "message Money { int64 units = 1; string currency = 2; }"
+)
+REF_MAIN = """syntax = "proto3";
+package sp.ref;
+import "sp_common.proto";
+message Payment { string id = 1; sp.common.Money amount = 2; repeated sp.common.Money fees = 3; }
+"""
+
+
+def test_reader_schema_with_a_reference_to_another_subject(spark: Any, spark_registry: Any) -> None:
+    url = spark_registry.url
+    (payment,) = _classes(
+        REF_MAIN, "sp_ref.proto", ["sp.ref.Payment"], {"sp_common.proto": REF_COMMON}
+    )
+    msg = payment(id="p1")
+    msg.amount.units, msg.amount.currency = 12, "EUR"
+    msg.fees.add(units=1)
+    values = _serialize(url, "pb-ref", [msg, payment()])
+    with SchemaRegistryClient({"url": url}) as client:
+        refs = client.get_latest_version("pb-ref-value").schema.references
+    assert [(r.name, r.subject) for r in refs] == [("sp_common.proto", "sp_common.proto")]
+    df = spark.createDataFrame(list(enumerate(values)), "n int, value binary")
+    rows = _rows(df, from_confluent_protobuf("value", url, subject="pb-ref-value"))
+    assert _plain(rows[0]) == {
+        "id": "p1",
+        "amount": {"units": 12, "currency": "EUR"},
+        "fees": [{"units": 1, "currency": None}],
+    }
+    assert _plain(rows[1]) == {"id": None, "amount": None, "fees": []}
+
+
+def _bad_rows(spark: Any, evolved: Any, spark_registry: Any) -> Any:
+    good = evolved[2]
+    frame = good[:6]  # magic, id of v3, index path [0]
+    avro_id = register(
+        spark_registry.url, "pb-avro-value", {"type": "record", "name": "A", "fields": []}
+    )
+    rows = [
+        (0, good),
+        (1, b"\x07\x00\x00\x00\x01abc"),  # unknown magic byte
+        (2, b"\x00\x00"),  # truncated frame
+        (3, b"\x00" + (987654).to_bytes(4, "big") + b"\x00\x08\x01"),  # unknown schema id
+        (4, frame + b"\x0a\xff\xff"),  # field 1 length-delimited with a runaway length
+        (5, None),  # tombstone
+        (6, good[:5] + wire.encode_message_indexes([3]) + good[6:]),  # no message [3]
+        (7, frame + b"\x08\x01\x18\x05"),  # field 3 (email, a string) written as a varint
+        (8, b"\x00" + avro_id.to_bytes(4, "big") + b"\x00"),  # an Avro schema's id
+    ]
+    return spark.createDataFrame(rows, "n int, value binary"), _frame_id(good), avro_id
+
+
+def test_permissive_gives_null_and_the_reason(
+    evolved: Any, spark: Any, spark_registry: Any
+) -> None:
+    df, good_id, avro_id = _bad_rows(spark, evolved, spark_registry)
+    column = from_confluent_protobuf(
+        "value", spark_registry.url, subject="pb-evo-value",
+        options={"mode": "PERMISSIVE", "errorField": "error"},
+    )  # fmt: skip
+    out = df.select("n", column.alias("v"))
+    value_type = out.schema["v"].dataType["value"].dataType
+    assert all(f.nullable for f in value_type.fields)
+    rows = {r.n: r.v for r in out.collect()}
+    assert _plain(rows[0]) == {"value": {"id": 3, "email": "c@x", "age": 30}, "error": None}
+    assert all(rows[n].value is None for n in range(1, 9))
+    assert rows[5].error is None
+    assert "magic byte 7" in rows[1].error
+    assert "truncated" in rows[2].error
+    assert "schema id 987654: not found in the registry" in rows[3].error
+    assert rows[4].error.startswith(
+        f"schema id {good_id}: payload does not decode as Protobuf message sp.evo.User"
+    )
+    assert (
+        rows[6].error == f"schema id {good_id}: message index path [3] does not exist in the schema"
+    )
+    assert rows[7].error.startswith(
+        f"schema id {good_id}: field number 3 of sp.evo.User has another wire type"
+    )
+    assert rows[8].error == f"schema id {avro_id}: is a AVRO schema, not Protobuf"
+    plain = from_confluent_protobuf(
+        "value", spark_registry.url, subject="pb-evo-value", options={"mode": "permissive"}
+    )
+    rows = _rows(df, plain)
+    assert _plain(rows[0]) == {"id": 3, "email": "c@x", "age": 30}
+    assert all(rows[n] is None for n in range(1, 9))
+
+
+@pytest.mark.parametrize(
+    ("n", "message"),
+    [
+        (1, "magic byte 7"),
+        (4, "payload does not decode as Protobuf"),
+        (7, "field number 3 of sp.evo.User"),
+    ],
+)
+def test_failfast_names_the_schema_id_and_reason(
+    evolved: Any, spark: Any, spark_registry: Any, n: int, message: str
+) -> None:
+    df, _, _ = _bad_rows(spark, evolved, spark_registry)
+    column = from_confluent_protobuf("value", spark_registry.url, subject="pb-evo-value")
+    with pytest.raises(Exception, match=message):
+        df.where(F.col("n").isin(0, n)).select(column).collect()
+
+
+RECURSIVE = (
+    'syntax = "proto3";\npackage sp.rec;\nmessage Node { string name = 1; repeated Node kids = 2; }'
+)
+
+
+def test_bad_arguments_fail_when_called(evolved: Any, spark_registry: Any) -> None:
+    url = spark_registry.url
+    with pytest.raises(ValueError, match=r"native engine is Avro-only.*spark-protobuf"):
+        from_confluent_protobuf("value", url, subject="pb-evo-value", options={"engine": "native"})
+    with pytest.raises(ValueError, match="needs a subject"):
+        from_confluent_protobuf("value", url)
+    with pytest.raises(ValueError, match=r"has no message 'Nope'; its messages: sp\.evo\.User"):
+        from_confluent_protobuf("value", url, subject="pb-evo-value", message="Nope")
+    with pytest.raises(ValueError, match="message must be a message name"):
+        from_confluent_protobuf("value", url, subject="pb-evo-value", message="")
+    with pytest.raises(ValueError, match="has no version 99"):
+        from_confluent_protobuf("value", url, subject="pb-evo-value", version=99)
+    with pytest.raises(ValueError, match="version must be"):
+        from_confluent_protobuf("value", url, subject="pb-evo-value", version="first")
+    with pytest.raises(ValueError, match="options mode must be one of"):
+        from_confluent_protobuf("value", url, subject="pb-evo-value", options={"mode": "DROP"})
+    with pytest.raises(ValueError, match="errorField needs mode PERMISSIVE"):
+        from_confluent_protobuf("value", url, subject="pb-evo-value", options={"errorField": "e"})
+    with pytest.raises(ValueError, match="unknown options"):
+        from_confluent_protobuf(
+            "value", url, subject="pb-evo-value", options={"emit.default.values": "true"}
+        )
+    with pytest.raises(TypeError, match="registry must be"):
+        from_confluent_protobuf("value", 8081, subject="pb-evo-value")  # type: ignore[arg-type]
+    with pytest.raises(SchemaRegistryError, match="not found"):
+        from_confluent_protobuf("value", url, subject="pb-missing-value")
+    register(url, "pb-avro-only-value", {"type": "record", "name": "B", "fields": []})
+    with pytest.raises(ValueError, match="is AVRO, not Protobuf"):
+        from_confluent_protobuf("value", url, subject="pb-avro-only-value")
+    (node,) = _classes(RECURSIVE, "sp_rec.proto", ["sp.rec.Node"])
+    _serialize(url, "pb-rec", [node(name="root")])
+    with pytest.raises(RecursiveProtobufSchemaError, match=r"sp\.rec\.Node\.kids"):
+        from_confluent_protobuf("value", url, subject="pb-rec-value")
