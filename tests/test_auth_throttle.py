@@ -1,0 +1,367 @@
+"""Throttling of failed HTTP Basic attempts: the pure counter logic with an injected clock, and
+a live ``serve`` process locking out a (user, address) pair with 429 + ``Retry-After`` without
+hashing, bounding concurrent scrypt computations, and answering unknown users as slowly as
+known ones.
+
+Client addresses come from ``X-Forwarded-For``: uvicorn trusts it from 127.0.0.1 (its
+``FORWARDED_ALLOW_IPS`` default), so one test client can act as many addresses.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from registry.auth.passwords import _shape, decoy, hash_password
+from registry.auth.throttle import Throttle, hash_gate
+from registry.settings import Settings
+from tests.production_helpers import Server, running
+
+MAX_FAILURES = 3
+WINDOW = 2.0
+LOCKOUT = 1.0
+LOCKOUT_MAX = 3.0
+ENTRIES = 40
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def throttle(clock: Clock, **overrides: float) -> Throttle:
+    options: dict[str, float] = {
+        "max_failures": 3,
+        "window": 60.0,
+        "lockout": 10.0,
+        "max_lockout": 35.0,
+        "max_entries": 100,
+        **overrides,
+    }
+    return Throttle(
+        max_failures=int(options["max_failures"]),
+        window=options["window"],
+        lockout=options["lockout"],
+        max_lockout=options["max_lockout"],
+        max_entries=int(options["max_entries"]),
+        clock=clock,
+    )
+
+
+# ---- the pure logic ---------------------------------------------------------------------------
+
+
+def test_locks_out_after_max_failures_and_counts_down() -> None:
+    clock = Clock()
+    t = throttle(clock)
+    assert t.failed("alice", "10.0.0.1") == 0
+    clock.now += 1
+    assert t.failed("alice", "10.0.0.1") == 0
+    assert t.retry_after("alice", "10.0.0.1") == 0
+    assert t.failed("alice", "10.0.0.1") == 10.0
+    assert t.retry_after("alice", "10.0.0.1") == 10
+    clock.now += 9.2
+    assert t.retry_after("alice", "10.0.0.1") == 1  # rounded up, never 0 while locked
+    clock.now += 0.8
+    assert t.retry_after("alice", "10.0.0.1") == 0
+
+
+def test_other_users_and_addresses_are_not_locked_out() -> None:
+    clock = Clock()
+    t = throttle(clock)
+    for _ in range(3):
+        t.failed("alice", "10.0.0.1")
+    assert t.retry_after("alice", "10.0.0.1") == 10
+    assert t.retry_after("bob", "10.0.0.1") == 0
+    assert t.retry_after("alice", "10.0.0.2") == 0
+    assert t.retry_after("alice ", "10.0.0.1") == 0
+
+
+def test_a_success_resets_the_pair() -> None:
+    clock = Clock()
+    t = throttle(clock)
+    t.failed("alice", "a")
+    t.failed("alice", "a")
+    t.succeeded("alice", "a")
+    assert len(t) == 0
+    assert t.failed("alice", "a") == 0
+    assert t.failed("alice", "a") == 0
+    assert t.failed("alice", "a") == 10.0
+
+
+def test_failures_older_than_the_window_are_forgotten() -> None:
+    clock = Clock()
+    t = throttle(clock)
+    t.failed("alice", "a")
+    t.failed("alice", "a")
+    clock.now += 60
+    assert t.retry_after("alice", "a") == 0
+    assert len(t) == 0  # the stale entry is dropped when looked at
+    assert t.failed("alice", "a") == 0
+    assert t.failed("alice", "a") == 0
+    clock.now += 59
+    assert t.failed("alice", "a") == 10.0
+
+
+def test_repeated_lockouts_double_up_to_the_maximum() -> None:
+    clock = Clock()
+    t = throttle(clock)
+    durations = []
+    for _ in range(4):
+        for _ in range(3):
+            duration = t.failed("alice", "a")
+        durations.append(duration)
+        clock.now += duration + 1  # failing again soon after the lock-out ends
+    assert durations == [10.0, 20.0, 35.0, 35.0]
+    # a pair that stays quiet for a window after its lock-out starts again from the first
+    clock.now += 60
+    for _ in range(3):
+        duration = t.failed("alice", "a")
+    assert duration == 10.0
+
+
+def test_counters_are_bounded_least_recently_used_first() -> None:
+    clock = Clock()
+    t = throttle(clock, max_entries=5)
+    for i in range(5):
+        t.failed(f"user{i}", "a")
+    t.failed("user0", "a")  # user0 is now the most recent
+    t.failed("x" * 100_000, "a")  # a huge name costs a 16-byte digest
+    assert len(t) == 5
+    t.failed("user0", "a")
+    assert t.retry_after("user0", "a") == 10  # kept: 3 failures
+    # user1 was the least recently used when the huge name came: its first failure is gone,
+    # so two more make 2, not 3
+    assert t.failed("user1", "a") == 0
+    assert t.failed("user1", "a") == 0
+    assert t.retry_after("user1", "a") == 0
+    assert t.failed("user1", "a") == 10.0
+
+
+def test_zero_max_failures_turns_throttling_off() -> None:
+    clock = Clock()
+    t = throttle(clock, max_failures=0)
+    assert not t.enabled
+    for _ in range(50):
+        assert t.failed("alice", "a") == 0
+    assert t.retry_after("alice", "a") == 0
+    assert len(t) == 0
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"max_failures": -1}, "auth_max_failures must be >= 0"),
+        ({"window": 0}, "auth_failure_window must be > 0"),
+        ({"lockout": -5}, "auth_lockout must be > 0"),
+        ({"max_lockout": 5}, r"auth_lockout_max \(5\) must be >= auth_lockout \(10.0\)"),
+        ({"max_entries": 0}, "auth_throttle_entries must be >= 1"),
+    ],
+)
+def test_unusable_settings_are_refused(overrides: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        throttle(Clock(), **overrides)
+
+
+def test_hash_concurrency_must_be_positive() -> None:
+    assert hash_gate(Settings(auth_hash_concurrency=3))._value == 3
+    with pytest.raises(ValueError, match="auth_hash_concurrency must be >= 1, not 0"):
+        hash_gate(Settings(auth_hash_concurrency=0))
+
+
+def test_decoy_has_the_cost_parameters_most_users_have() -> None:
+    cheap = hash_password("x", n=2**10)
+    users = {"a": cheap, "b": hash_password("y", n=2**10), "c": hash_password("z", n=2**11)}
+    assert _shape(decoy(users)) == (2**10, 8, 1, 32) == _shape(cheap)
+    assert _shape(decoy({})) == (2**14, 8, 1, 32)
+    assert decoy(users) != decoy(users)  # a fresh salt and digest each time
+
+
+# ---- a live server ----------------------------------------------------------------------------
+
+USERS = {"alice": "wonderland", "bob": "builder", "carol": "singer"}
+HEAVY = ("dave", "diver")  # a costly hash (N=2^15, ~0.1 s) makes hashing visible in timings
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("throttle")
+    users = tmp / "users"
+    lines = [f"{name}:{hash_password(pw, n=2**12)}\n" for name, pw in USERS.items()]
+    lines.append(f"{HEAVY[0]}:{hash_password(HEAVY[1], n=2**15)}\n")
+    users.write_text("".join(lines))
+    env = {
+        "SCHEMA_REGISTRY_AUTH_USERS_FILE": str(users),
+        "SCHEMA_REGISTRY_AUTH_MAX_FAILURES": str(MAX_FAILURES),
+        "SCHEMA_REGISTRY_AUTH_FAILURE_WINDOW": str(WINDOW),
+        "SCHEMA_REGISTRY_AUTH_LOCKOUT": str(LOCKOUT),
+        "SCHEMA_REGISTRY_AUTH_LOCKOUT_MAX": str(LOCKOUT_MAX),
+        "SCHEMA_REGISTRY_AUTH_THROTTLE_ENTRIES": str(ENTRIES),
+        "SCHEMA_REGISTRY_AUTH_HASH_CONCURRENCY": "1",
+    }
+    with running(Server(tmp, env)) as srv:
+        yield srv
+
+
+def attempt(
+    client: httpx.Client, user: str, password: str, address: str
+) -> tuple[httpx.Response, float]:
+    start = time.perf_counter()
+    response = client.get("/subjects", auth=(user, password), headers={"X-Forwarded-For": address})
+    return response, time.perf_counter() - start
+
+
+def fail_until_locked(client: httpx.Client, user: str, address: str) -> None:
+    for _ in range(MAX_FAILURES):
+        response, _ = attempt(client, user, "wrong", address)
+        assert response.status_code == 401, response.text
+
+
+def test_lockout_after_max_failures_answers_429_with_retry_after(server: Server) -> None:
+    with server.client() as client:
+        fail_until_locked(client, "alice", "10.1.0.1")
+        # the right password is refused too: a lock-out must not answer guesses
+        locked, _ = attempt(client, "alice", USERS["alice"], "10.1.0.1")
+    assert locked.status_code == 429
+    assert locked.headers["retry-after"] == "1"
+    assert locked.json() == {
+        "error_code": 429,
+        "message": "Too many failed authentication attempts: retry after 1 seconds",
+    }
+    assert locked.headers["content-type"] == "application/vnd.schemaregistry.v1+json"
+    assert "www-authenticate" not in locked.headers
+    assert "HTTP Basic user 'alice' from 10.1.0.1 locked out for 1 s" in server.log()
+
+
+def test_lockout_is_per_user_and_address_and_ends(server: Server) -> None:
+    with server.client() as client:
+        fail_until_locked(client, "bob", "10.2.0.1")
+        assert attempt(client, "bob", USERS["bob"], "10.2.0.1")[0].status_code == 429
+        assert attempt(client, "bob", USERS["bob"], "10.2.0.2")[0].status_code == 200
+        assert attempt(client, "carol", USERS["carol"], "10.2.0.1")[0].status_code == 200
+        time.sleep(LOCKOUT + 0.05)
+        assert attempt(client, "bob", USERS["bob"], "10.2.0.1")[0].status_code == 200
+
+
+def test_live_lockouts_double_up_to_the_maximum(server: Server) -> None:
+    waits = []
+    with server.client() as client:
+        for _ in range(3):
+            fail_until_locked(client, "carol", "10.3.0.1")
+            locked, _ = attempt(client, "carol", USERS["carol"], "10.3.0.1")
+            assert locked.status_code == 429
+            waits.append(int(locked.headers["retry-after"]))
+            time.sleep(waits[-1] + 0.05)
+        assert attempt(client, "carol", USERS["carol"], "10.3.0.1")[0].status_code == 200
+    assert waits == [1, 2, 3]
+
+
+def test_success_resets_and_failures_expire_after_the_window(server: Server) -> None:
+    with server.client() as client:
+        for _ in range(2):
+            for _ in range(MAX_FAILURES - 1):
+                assert attempt(client, "alice", "wrong", "10.4.0.1")[0].status_code == 401
+            assert attempt(client, "alice", USERS["alice"], "10.4.0.1")[0].status_code == 200
+        for _ in range(MAX_FAILURES - 1):
+            assert attempt(client, "alice", "wrong", "10.4.0.2")[0].status_code == 401
+        time.sleep(WINDOW + 0.05)
+        # the earlier failures are forgotten: MAX_FAILURES - 1 more do not lock
+        for _ in range(MAX_FAILURES - 1):
+            assert attempt(client, "alice", "wrong", "10.4.0.2")[0].status_code == 401
+        assert attempt(client, "alice", USERS["alice"], "10.4.0.2")[0].status_code == 200
+
+
+def test_locked_out_attempts_cost_no_hash(server: Server) -> None:
+    with server.client() as client:
+        failures = [attempt(client, HEAVY[0], "wrong", "10.5.0.1")[1] for _ in range(MAX_FAILURES)]
+        refused = []
+        for _ in range(5):
+            response, took = attempt(client, HEAVY[0], "wrong", "10.5.0.1")
+            assert response.status_code == 429
+            refused.append(took)
+    assert statistics.median(refused) < 0.3 * min(failures), (refused, failures)
+
+
+def test_counters_are_bounded(server: Server) -> None:
+    with server.client() as client:
+        fail_until_locked(client, "bob", "10.6.0.1")
+        assert attempt(client, "bob", USERS["bob"], "10.6.0.1")[0].status_code == 429
+        # ENTRIES other pairs push the oldest counters out (the bound's price: a client able
+        # to fail from that many pairs within the lock-out lifts its own lock-out)
+        for i in range(ENTRIES):
+            assert attempt(client, f"nobody{i}", "x", "10.6.0.2")[0].status_code == 401
+        assert attempt(client, "bob", USERS["bob"], "10.6.0.1")[0].status_code == 200
+
+
+def test_unknown_users_cost_what_known_users_cost(server: Server) -> None:
+    known: list[float] = []
+    unknown: list[float] = []
+    with server.client() as client:
+        attempt(client, "warm", "up", "10.7.0.0")
+        for i in range(8):  # a fresh address each time: no lock-out
+            response, took = attempt(client, "alice", "wrong", f"10.7.1.{i}")
+            assert response.status_code == 401
+            known.append(took)
+            response, took = attempt(client, f"mallory{i}", "wrong", f"10.7.2.{i}")
+            assert response.json()["message"] == "Unauthorized: invalid user name or password"
+            unknown.append(took)
+    ratio = statistics.median(unknown) / statistics.median(known)
+    assert 0.5 < ratio < 2.0, (known, unknown)
+
+
+def test_concurrent_hashes_are_bounded(server: Server) -> None:
+    """A flood of attempts waits for the one hashing slot in the event loop: the server's
+    worker threads do not grow (without the bound each concurrent scrypt takes a thread, up to
+    the executor's maximum)."""
+    assert server.proc is not None
+    tasks = Path(f"/proc/{server.proc.pid}/task")
+    clients = [server.client() for _ in range(12)]
+    answers: list[int] = []
+    barrier = threading.Barrier(len(clients))
+
+    def one(i: int) -> None:
+        barrier.wait()
+        answers.append(attempt(clients[i], HEAVY[0], "wrong", f"10.8.1.{i}")[0].status_code)
+
+    try:
+        attempt(clients[0], HEAVY[0], "wrong", "10.8.0.1")  # one hash: one worker thread
+        before = len(list(tasks.iterdir()))
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(len(clients))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        after = len(list(tasks.iterdir()))
+    finally:
+        for client in clients:
+            client.close()
+    assert answers == [401] * len(clients)
+    assert after - before <= 1, (before, after)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"SCHEMA_REGISTRY_AUTH_MAX_FAILURES": "-1"}, "auth_max_failures must be >= 0"),
+        ({"SCHEMA_REGISTRY_AUTH_HASH_CONCURRENCY": "0"}, "auth_hash_concurrency must be >= 1"),
+    ],
+)
+def test_unusable_throttle_settings_stop_the_server(
+    tmp_path: Path, env: dict[str, str], message: str
+) -> None:
+    users = tmp_path / "users"
+    users.write_text(f"alice:{hash_password('x', n=2**10)}\n")
+    server = Server(tmp_path, {"SCHEMA_REGISTRY_AUTH_USERS_FILE": str(users), **env})
+    with pytest.raises(RuntimeError, match="server exited"):
+        server.start(timeout=20)
+    assert server.proc is not None and server.proc.returncode == 2
+    assert f"authentication is misconfigured: {message}" in server.log()
