@@ -6,11 +6,13 @@ ids unknown when the query was planned, malformed input in both modes, bad argum
 
 from __future__ import annotations
 
+import base64
 import datetime
 import re
 from typing import Any
 
 import httpx
+import pyarrow as pa
 import pytest
 from confluent_kafka.schema_registry import SchemaRegistryClient as ConfluentClient
 from confluent_kafka.schema_registry.protobuf import ProtobufSerializer as CProtoSerializer
@@ -23,7 +25,7 @@ from pyspark.sql import types as T
 
 from registry.formats.base import Dependency
 from registry.formats.protobuf.compiler import MAIN_FILE, compile_proto
-from serdes import SchemaRegistryClient, SchemaRegistryError, wire
+from serdes import SchemaRegistryClient, SchemaRegistryError, SerializationError, wire
 from serdes.protobuf import ProtobufSerializer
 from spark_serdes import from_confluent_protobuf
 from spark_serdes.protobuf_decoder import compile_converter
@@ -613,3 +615,70 @@ def test_bad_arguments_fail_when_called(evolved: Any, spark_registry: Any) -> No
     _serialize(url, "pb-rec", [node(name="root")])
     with pytest.raises(RecursiveProtobufSchemaError, match=r"sp\.rec\.Node\.kids"):
         from_confluent_protobuf("value", url, subject="pb-rec-value")
+
+
+PROTO2 = """
+syntax = "proto2";
+package t2;
+message M {
+  message P { required int32 x = 1; optional string s = 2 [default = "d"]; }
+  required int64 id = 1; optional P p = 2; optional int32 n = 3 [default = 7]; optional int32 o = 4;
+}
+"""
+
+
+def test_batch_decoder_proto2_required_defaults_and_null_parents() -> None:
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    from spark_serdes.protobuf_decoder import ProtobufBatchDecoder
+
+    pool = _pool(PROTO2, "p2.proto")
+    cls = GetMessageClass(pool.FindMessageTypeByName("t2.M"))
+    st = message_to_spark(cls.DESCRIPTOR)
+    # required -> not nullable, also inside the nested struct
+    assert st.simpleString() == "struct<id:bigint,p:struct<x:int,s:string>,n:int,o:int>"
+    assert [f.nullable for f in st] == [False, True, True, True]
+    assert not st["p"].dataType["x"].nullable
+    files = [
+        (
+            "default",
+            base64.standard_b64encode(pool.FindFileByName("p2.proto").serialized_pb).decode(),
+        )
+    ]
+    decoder = ProtobufBatchDecoder(
+        None,
+        files,
+        "t2.M",
+        {5: {(0,): "t2.M"}},
+        to_arrow_type(st),
+        permissive=True,
+        with_error=False,
+    )
+    frame = wire.id_prefix(5) + b"\x00"
+    present = cls(id=1, o=0)
+    present.p.x = 2
+    values = [frame + present.SerializeToString(), frame + cls(id=2).SerializeToString()]
+    values.append(frame + b"\x18\x01")  # n = 1 but the required id is missing
+    out = decoder.decode(pa.array(values, pa.binary()))
+    assert out.to_pylist() == [
+        # proto2: a field with an explicit default reads its default when unset
+        {"id": 1, "p": {"x": 2, "s": "d"}, "n": 7, "o": 0},
+        {"id": 2, "p": None, "n": 7, "o": None},
+        None,  # Spark's from_protobuf fails a message missing a required field
+    ]
+    assert out.type == to_arrow_type(st)
+    strict = ProtobufBatchDecoder(
+        None,
+        files,
+        "t2.M",
+        {5: {(0,): "t2.M"}},
+        to_arrow_type(st),
+        permissive=False,
+        with_error=False,
+    )
+    with pytest.raises(
+        SerializationError, match=r"schema id 5: message t2\.M misses required fields: id"
+    ):
+        strict.decode(pa.array(values, pa.binary()))
+    with pytest.raises(SerializationError, match="schema id 6: unknown, and no registry"):
+        strict.decode(pa.array([wire.id_prefix(6) + b"\x00"], pa.binary()))
