@@ -3,6 +3,7 @@ themselves, the way Confluent's Jackson does, so FastAPI cannot infer these)."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 MEDIA_TYPES = (
@@ -219,12 +220,73 @@ INT = _INT
 TEXT = _STR
 
 
+SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
+    "basicAuth": {
+        "type": "http",
+        "scheme": "basic",
+        "description": "Users of SCHEMA_REGISTRY_AUTH_USERS_FILE (when it is set)",
+    },
+    "bearerAuth": {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "JWT",
+        "description": "JWTs signed by a key of SCHEMA_REGISTRY_AUTH_JWT_KEYS_FILE or "
+        "_JWT_JWKS_URL (when one is set)",
+    },
+}
+#: either scheme; ``{}``: without a users file or JWT keys the server needs no credentials
+SECURITY: list[dict[str, list[str]]] = [{"basicAuth": []}, {"bearerAuth": []}, {}]
+
+
+def _error(description: str, example: dict[str, Any], **headers: str) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "description": description,
+        "content": {
+            media: {"schema": _ref("ErrorMessage"), "example": example} for media in MEDIA_TYPES
+        },
+    }
+    if headers:
+        out["headers"] = {
+            name: {"description": text, "schema": _STR} for name, text in headers.items()
+        }
+    return out
+
+
+#: what the authentication middleware answers on every operation when it is enabled
+AUTH_RESPONSES: dict[str, dict[str, Any]] = {
+    "401": _error(
+        "Missing, malformed or invalid credentials",
+        {"error_code": 401, "message": "Unauthorized: invalid user name or password"},
+        **{"WWW-Authenticate": "one challenge for each enabled scheme (Basic, Bearer)"},
+    ),
+    "403": _error(
+        "The subject rules do not allow the operation",
+        {"error_code": 40301, "message": "User is denied operation Write on Subject: orders"},
+    ),
+    "429": _error(
+        "Too many failed HTTP Basic attempts of this user from this address: refused, without "
+        "checking the password, until Retry-After seconds have passed",
+        {
+            "error_code": 429,
+            "message": "Too many failed authentication attempts: retry after 60 seconds",
+        },
+        **{"Retry-After": "seconds until the lock-out ends"},
+    ),
+}
+
+
 def install(openapi: dict[str, Any]) -> dict[str, Any]:
-    """Add the component schemas to a generated document, and correct what FastAPI generates
-    wrongly for this API (found by schemathesis, tests/test_fuzz_api.py)."""
-    openapi.setdefault("components", {}).setdefault("schemas", {}).update(COMPONENTS)
+    """Add the component schemas, the authentication schemes and answers to a generated
+    document, and correct what FastAPI generates wrongly for this API (found by schemathesis,
+    tests/test_fuzz_api.py)."""
+    components = openapi.setdefault("components", {})
+    components.setdefault("schemas", {}).update(COMPONENTS)
+    components["securitySchemes"] = SECURITY_SCHEMES
+    openapi["security"] = SECURITY
     for operation in _operations(openapi):
         responses = operation.get("responses", {})
+        for status, response in AUTH_RESPONSES.items():
+            responses.setdefault(status, copy.deepcopy(response))
         for response in responses.values():
             for media in response.get("content", {}).values():
                 schema = media.get("schema", {})
