@@ -1,0 +1,348 @@
+"""Column functions: typed Spark columns -> Confluent-framed Kafka payloads.
+
+    from spark_serdes import to_confluent_avro
+    df.select(to_confluent_avro(F.struct("*"), "http://registry:8081", subject="orders-value")
+              .alias("value")).write.format("kafka")...
+
+Each function turns a column (a struct, or a primitive for a primitive schema) into a binary
+column of Confluent frames: magic byte 0, the 4-byte schema id, (Protobuf) the message index
+path, the encoded record. A null value stays null (a Kafka tombstone).
+
+The writer schema is resolved once, on the driver, when the function is called:
+
+* ``schema`` given: registered under ``subject`` (``options={"auto.register.schemas":
+  "false"}`` looks it up instead, and fails if the subject does not have it), as Confluent's
+  serializers do;
+* no ``schema``: the subject's ``version`` (``"latest"`` by default, or a number).
+
+``dataframe=df`` (the DataFrame the column is selected from) gives the column's Spark type at
+call time; a PySpark column alone does not carry it. Fields are matched by name. What the
+Spark type shows cannot fit the schema (a field missing without default, an extra field, a
+type the schema's type cannot hold) raises ``ValueError`` when the function is called; what
+only the data shows (a null in a non-null field, an unknown enum symbol, a record failing JSON
+Schema validation) fails the query naming the subject, the schema id and the reason.
+
+Engines (``options={"engine": "auto" | "native" | "python"}``):
+
+* Avro: **native** when Spark's ``spark-avro`` jar is on the classpath: the frame bytes
+  concatenated to Spark's ``to_avro(column, writer schema)``, all in the JVM; **python**
+  otherwise: an Arrow UDF writing whole batches with fastavro. Both give the bytes
+  ``serdes.avro.AvroSerializer`` gives (see the README for the two documented exceptions).
+* Protobuf: python only (spark-protobuf is not used): an Arrow UDF building messages by field
+  name (enums from names, ``google.protobuf.Timestamp`` from timestamps, maps, repeated,
+  nested messages), serialized as ``serdes.protobuf.ProtobufSerializer`` does.
+* JSON: **native** is Spark's ``to_json`` (nulls kept as ``null``); **python** an Arrow UDF
+  writing with orjson as ``serdes.json_schema.JSONSerializer`` does. ``validate`` (default
+  ``true``, as Confluent's serializer) checks every record against the schema and needs the
+  Python engine.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pyarrow as pa
+from pyspark.errors import AnalysisException
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from serdes import wire
+from serdes._serde import check_no_rules
+from serdes.client import SchemaRegistryClient
+from serdes.errors import SchemaRegistryError
+from serdes.schema import Schema
+from spark_serdes import avro as _avro
+from spark_serdes._registry import client_for, registry_conf
+from spark_serdes.avro_encoder import AvroBatchEncoder, fit_column, is_raw_bytes, qualified_schema
+
+__all__ = ["to_confluent_avro", "to_confluent_json", "to_confluent_protobuf"]
+
+_ENGINES = ("auto", "native", "python")
+_ENCODERS: dict[str, Any] = {}
+
+
+# -- shared: options, the writer schema, the frame ------------------------------------------------
+
+
+def _flag(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "false"):
+        return text == "true"
+    raise ValueError(f"option {name} must be true or false, not {value!r}")
+
+
+def parse_options(
+    options: dict[str, Any] | None, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Known options with their defaults; unknown keys and bad values raise ``ValueError``."""
+    known: dict[str, Any] = {
+        "engine": "auto",
+        "auto.register.schemas": True,
+        "normalize.schemas": False,
+        **(extra or {}),
+    }
+    given = dict(options or {})
+    unknown = sorted(k for k in given if k not in known)
+    if unknown:
+        raise ValueError(f"unknown options {unknown}; known: {sorted(known)}")
+    out = {**known, **given}
+    out["engine"] = str(out["engine"]).lower()
+    if out["engine"] not in _ENGINES:
+        raise ValueError(f"options engine must be one of {_ENGINES}, not {given['engine']!r}")
+    for key, default in known.items():
+        if isinstance(default, bool):
+            out[key] = _flag(out[key], key)
+    return out
+
+
+def _as_schema(schema: str | dict[str, Any] | Schema, schema_type: str) -> Schema:
+    if isinstance(schema, Schema):
+        if (schema.schema_type or "AVRO") != schema_type:
+            raise ValueError(f"schema is {schema.schema_type}, expected {schema_type}")
+        return schema
+    if isinstance(schema, dict | list):
+        return Schema(json.dumps(schema), schema_type)
+    if isinstance(schema, str):
+        text = schema.strip()
+        if schema_type == "AVRO" and text and text[0] not in "{[":
+            text = '{"type":' + text + "}"  # a bare primitive, as confluent-kafka registers it
+        return Schema(text, schema_type)
+    raise TypeError(f"schema must be a string, a dict or a serdes.Schema, not {type(schema)}")
+
+
+class Writer:
+    """The writer schema resolved on the driver: subject, id, schema (with references)."""
+
+    def __init__(
+        self, conf: dict[str, Any], subject: str, schema_id: int, schema: Schema, client: Any
+    ) -> None:
+        self.conf = conf
+        self.subject = subject
+        self.schema_id = schema_id
+        self.schema = schema
+        self.client = client
+        self.prefix = wire.id_prefix(schema_id)
+        self.label = f"subject {subject!r}, schema id {schema_id}"
+
+
+def resolve_writer(
+    function: str,
+    registry: str | dict[str, Any],
+    subject: str,
+    schema: str | dict[str, Any] | Schema | None,
+    version: int | str,
+    schema_type: str,
+    opts: dict[str, Any],
+) -> Writer:
+    """Register or look up ``schema`` under ``subject``, or take the subject's ``version``."""
+    if not isinstance(subject, str) or not subject:
+        raise ValueError(f"{function} needs a subject")
+    conf = registry_conf(registry)
+    client: SchemaRegistryClient = client_for(conf)
+    if schema is not None:
+        wanted = _as_schema(schema, schema_type)
+        try:
+            if opts["auto.register.schemas"]:
+                found = client.register_schema_full_response(
+                    subject, wanted, normalize_schemas=opts["normalize.schemas"]
+                )
+            else:
+                found = client.lookup_schema(
+                    subject, wanted, normalize_schemas=opts["normalize.schemas"]
+                )
+        except SchemaRegistryError as exc:
+            if exc.http_status_code == 404 and not opts["auto.register.schemas"]:
+                raise ValueError(
+                    f"{function}: the schema is not registered under subject {subject!r} "
+                    f"(auto.register.schemas is false, so it is looked up, not registered): "
+                    f"{exc}"
+                ) from exc
+            raise ValueError(
+                f"{function}: registering the schema under subject {subject!r} failed: {exc}"
+            ) from exc
+        return Writer(conf, subject, int(found.schema_id), wanted, client)
+    try:
+        if version in ("latest", -1, "-1"):
+            found = client.get_latest_version(subject)
+        else:
+            found = client.get_version(subject, int(version))
+    except SchemaRegistryError as exc:
+        if exc.http_status_code == 404:
+            raise ValueError(
+                f"{function}: subject {subject!r} has no version {version} and no schema was "
+                f"given: {exc}"
+            ) from exc
+        raise
+    kind = found.schema.schema_type or "AVRO"
+    if kind != schema_type:
+        raise ValueError(
+            f"{function}: subject {subject!r} version {found.version} is {kind}, not {schema_type}"
+        )
+    check_no_rules(found.schema, f"subject {subject!r} version {found.version}")
+    return Writer(conf, subject, int(found.schema_id), found.schema, client)
+
+
+def _column(col: Column | str) -> Column:
+    return F.col(col) if isinstance(col, str) else col
+
+
+def column_type(column: Column, dataframe: DataFrame | None, function: str) -> T.DataType:
+    """The Spark type of ``column``: from ``dataframe``, or of a column needing no input."""
+    if dataframe is not None:
+        return dataframe.select(column.alias("c")).schema["c"].dataType
+    spark = SparkSession.getActiveSession()
+    if spark is None:
+        raise RuntimeError(f"{function} needs an active SparkSession")
+    try:
+        return spark.range(0).select(column.alias("c")).schema["c"].dataType
+    except AnalysisException:
+        raise ValueError(
+            f"{function} needs the Spark type of the column to check it against the schema "
+            "when it is called: pass dataframe=<the DataFrame the column is selected from>"
+        ) from None
+
+
+def encoder_for(key: str, build: Any) -> Any:
+    """The worker process's encoder for one column function (built on first use)."""
+    encoder = _ENCODERS.get(key)
+    if encoder is None:
+        encoder = build()
+        _ENCODERS[key] = encoder
+    return encoder
+
+
+def guarded(encoded: Column, problem: Column | None, label: str, function: str) -> Column:
+    """Fail the query with the row's problem (subject, id, reason) before it is written."""
+    if problem is None:
+        return encoded
+    message = F.concat(F.lit(f"{function} ({label}): "), problem)
+    return F.when(problem.isNotNull(), F.raise_error(message)).otherwise(encoded)
+
+
+# -- Avro -----------------------------------------------------------------------------------------
+
+
+def to_confluent_avro(
+    col: Column | str,
+    registry: str | dict[str, Any],
+    *,
+    subject: str,
+    schema: str | dict[str, Any] | Schema | None = None,
+    version: int | str = "latest",
+    options: dict[str, Any] | None = None,
+    dataframe: DataFrame | None = None,
+) -> Column:
+    """Encode a column as Confluent-framed Avro (``0x00``, 4-byte schema id, Avro binary).
+
+    ``registry``: the registry URL or a ``serdes.SchemaRegistryClient`` configuration.
+    ``dataframe``: the DataFrame ``col`` is selected from; its Spark type is checked against
+    the schema when the function is called (needed unless the column reads no input column).
+    ``options``: ``engine`` (``auto``/``native``/``python``), ``auto.register.schemas``
+    (default true), ``normalize.schemas`` (default false).
+    """
+    from spark_serdes.functions import native_avro_available
+
+    opts = parse_options(options)
+    writer = resolve_writer("to_confluent_avro", registry, subject, schema, version, "AVRO", opts)
+    text = _avro.schema_json(writer.schema, writer.client)
+    qualified = qualified_schema(text)
+    column = _column(col)
+    try:
+        fitted, problem = fit_column(
+            column, column_type(column, dataframe, "to_confluent_avro"), qualified
+        )
+    except ValueError as exc:
+        raise ValueError(f"to_confluent_avro ({writer.label}): {exc}") from None
+    engine = opts["engine"]
+    native = native_avro_available()
+    if engine == "native" and not native:
+        raise RuntimeError(
+            "engine native needs Spark's spark-avro jar on the classpath "
+            "(spark.jars.packages=org.apache.spark:spark-avro_2.13:<spark version>)"
+        )
+    if engine == "native" or (engine == "auto" and native):
+        if is_raw_bytes(qualified):
+            encoded = F.concat(F.lit(writer.prefix), fitted)
+        else:
+            from pyspark.sql.avro.functions import to_avro
+
+            encoded = F.concat(F.lit(writer.prefix), to_avro(fitted, json.dumps(qualified)))
+    else:
+        schema_id, label = writer.schema_id, writer.label
+        key = json.dumps(["avro", text, schema_id, label])
+
+        def encode(values: pa.Array) -> pa.Array:
+            build = lambda: AvroBatchEncoder(text, schema_id, label)  # noqa: E731
+            return encoder_for(key, build).encode(values)
+
+        udf = F.arrow_udf(encode, T.BinaryType())
+        encoded = udf(fitted if problem is None else F.when(problem.isNull(), fitted))
+    return guarded(encoded, problem, writer.label, "to_confluent_avro")
+
+
+def to_confluent_protobuf(
+    col: Column | str,
+    registry: str | dict[str, Any],
+    *,
+    subject: str,
+    schema: str | Schema | None = None,
+    message: str | None = None,
+    version: int | str = "latest",
+    options: dict[str, Any] | None = None,
+    dataframe: DataFrame | None = None,
+) -> Column:
+    """Encode a struct column as Confluent-framed Protobuf (frame, message indexes, message).
+
+    ``schema``: ``.proto`` text (or a ``serdes.Schema`` with references) registered under
+    ``subject``; without it the subject's ``version``. ``message``: the full or simple name of
+    the message to write (default the file's first message). ``options``: ``engine``
+    (``auto``/``python``), ``auto.register.schemas``, ``normalize.schemas``.
+    """
+    from spark_serdes.protobuf_encoder import protobuf_column
+
+    opts = parse_options(options)
+    if opts["engine"] == "native":
+        raise ValueError(
+            "to_confluent_protobuf has no native engine (Spark's spark-protobuf is not used); "
+            "use engine auto or python"
+        )
+    writer = resolve_writer(
+        "to_confluent_protobuf", registry, subject, schema, version, "PROTOBUF", opts
+    )
+    column = _column(col)
+    dtype = column_type(column, dataframe, "to_confluent_protobuf")
+    return protobuf_column(column, dtype, writer, message)
+
+
+def to_confluent_json(
+    col: Column | str,
+    registry: str | dict[str, Any],
+    *,
+    subject: str,
+    schema: str | dict[str, Any] | Schema | None = None,
+    version: int | str = "latest",
+    options: dict[str, Any] | None = None,
+    dataframe: DataFrame | None = None,
+) -> Column:
+    """Encode a column as Confluent-framed JSON (``0x00``, 4-byte schema id, UTF-8 JSON).
+
+    ``options``: ``validate`` (default true: every record is checked against the schema, in
+    the Python engine), ``engine`` (``auto``: native ``to_json`` when not validating),
+    ``auto.register.schemas``, ``normalize.schemas``.
+    """
+    from spark_serdes.json_encoder import json_column
+
+    opts = parse_options(options, {"validate": True})
+    if opts["engine"] == "native" and opts["validate"]:
+        raise ValueError(
+            "to_confluent_json: validate needs the Python engine; set validate false for the "
+            "native engine (Spark's to_json)"
+        )
+    writer = resolve_writer("to_confluent_json", registry, subject, schema, version, "JSON", opts)
+    column = _column(col)
+    dtype = column_type(column, dataframe, "to_confluent_json")
+    return json_column(column, dtype, writer, opts)
