@@ -58,6 +58,12 @@ class Settings:
     auth_jwt_algorithms: str = "RS256,RS384,RS512,PS256,PS384,PS512,ES256,ES384,ES512,EdDSA"
     #: claim naming the principal
     auth_jwt_principal_claim: str = "sub"
+    #: claims listing the caller's groups (``groups``, ``roles``, ``realm_access.roles``; comma
+    #: separated), usable in rules as ``group:NAME``; none when empty
+    auth_jwt_groups_claim: str = ""
+    #: a request without credentials whose TLS client certificate the server verified is the
+    #: certificate subject's common name (needs ``tls_client_auth`` optional or required)
+    auth_client_cert_principal: bool = False
     #: seconds of clock skew allowed for ``exp``/``nbf``/``iat``
     auth_jwt_leeway: float = 30.0
     #: per-subject rules (YAML, see registry/auth/rules.py); everything allowed when empty
@@ -84,6 +90,12 @@ class Settings:
     tls_ca_file: str = ""
     #: client certificates: ``none``, ``optional`` or ``required`` (mTLS)
     tls_client_auth: str = "none"
+    #: CA bundle the leader's certificate must chain to when a follower forwards a write over
+    #: HTTPS; empty: ``tls_ca_file`` when set, else the system's CAs
+    forward_tls_ca_file: str = ""
+    #: client certificate and key a follower presents to a leader that asks for one (mTLS)
+    forward_tls_certfile: str = ""
+    forward_tls_keyfile: str = ""
     #: seconds SIGTERM waits for open connections before closing them (idle TLS keep-alive
     #: connections otherwise hold the shutdown until the client goes away)
     shutdown_timeout: float = 30.0

@@ -12,6 +12,7 @@ from registry.api import docs
 from registry.api.bodies import page
 from registry.api.deps import registry_of
 from registry.api.responses import reply
+from registry.auth import visibility
 
 router = APIRouter(tags=["Contexts (v1)"])
 
@@ -23,7 +24,8 @@ async def list_contexts(
     offset: str | None = None,
     limit: str | None = None,
 ) -> Response:
-    found = configs.list_contexts(registry_of(request), contextPrefix or "")
+    reg = registry_of(request)
+    found = visibility.contexts(request, reg, configs.list_contexts(reg, contextPrefix or ""))
     return reply(request, page(found, offset, limit))
 
 

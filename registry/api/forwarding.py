@@ -20,7 +20,14 @@
 
 An instance's URL as the others reach it is ``SCHEMA_REGISTRY_ADVERTISED_URL`` if set, else
 ``http://<host>:<port>`` from the settings (the machine's host name when listening on all
-addresses).
+addresses; ``https`` when TLS is on).
+
+Over HTTPS the follower verifies the leader's certificate against
+``SCHEMA_REGISTRY_FORWARD_TLS_CA_FILE`` (else ``SCHEMA_REGISTRY_TLS_CA_FILE``, else the system's
+CAs) and its host name, and presents ``SCHEMA_REGISTRY_FORWARD_TLS_CERTFILE``/``_KEYFILE`` when
+set (a leader requiring client certificates). A leader whose certificate is not trusted is
+never sent the request (nor its ``Authorization``): 50003 saying so. Unusable files stop the
+server at start with the reason.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import ssl
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -98,8 +106,39 @@ def install(app: FastAPI, registry: Registry) -> None:
         return
     if getattr(store, "advertised_url", None) is None:
         store.advertised_url = advertised_url(registry.settings)  # type: ignore[attr-defined]
+    tls = client_tls(registry.settings)  # ValueError now, not at the first forwarded write
     store.set_listener(registry.refresh)  # type: ignore[attr-defined]
-    app.add_middleware(ForwardingMiddleware, registry=registry)
+    app.add_middleware(ForwardingMiddleware, registry=registry, tls=tls)
+
+
+def client_tls(settings: Settings) -> ssl.SSLContext:
+    """How a follower verifies the leader (and proves itself when asked); ``ValueError`` for an
+    unusable file."""
+    ca = settings.forward_tls_ca_file or settings.tls_ca_file
+    certfile, keyfile = settings.forward_tls_certfile, settings.forward_tls_keyfile
+    if keyfile and not certfile:
+        raise ValueError("SCHEMA_REGISTRY_FORWARD_TLS_KEYFILE needs _FORWARD_TLS_CERTFILE")
+    try:
+        context = ssl.create_default_context(cafile=ca or None)
+        if certfile:
+            context.load_cert_chain(certfile, keyfile or None)
+    except (OSError, ssl.SSLError) as exc:
+        raise ValueError(f"unusable TLS file for forwarding to the leader: {exc}") from None
+    return context
+
+
+def _failure(leader: str, exc: httpx.HTTPError) -> str:
+    """Why forwarding to ``leader`` failed, naming an untrusted certificate as such."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, ssl.SSLCertVerificationError):
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return (
+            f"Error while forwarding the request to the leader {leader}: its TLS certificate "
+            f"is not trusted ({cause.verify_message}); set SCHEMA_REGISTRY_FORWARD_TLS_CA_FILE "
+            "to the CA that signs it"
+        )
+    return f"Error while forwarding the request to the leader {leader}: {type(exc).__name__}: {exc}"
 
 
 def readiness(registry: Registry) -> tuple[bool, str]:
@@ -136,8 +175,9 @@ def is_write(method: str, raw_path: str) -> bool:
 class ForwardingMiddleware:
     """See the module docstring."""
 
-    def __init__(self, app: Any, registry: Registry) -> None:
+    def __init__(self, app: Any, registry: Registry, tls: ssl.SSLContext | None = None) -> None:
         self.app = app
+        self.tls = tls if tls is not None else client_tls(registry.settings)
         self.registry = registry
         self.store: Any = registry.store
         write_timeout = float(getattr(getattr(self.store, "settings", None), "write_timeout", 10))
@@ -203,13 +243,7 @@ class ForwardingMiddleware:
             )
         except httpx.HTTPError as exc:
             log.warning("forwarding %s %s to %s failed: %r", scope["method"], raw_path, leader, exc)
-            await _send_error(
-                send,
-                errors.forwarding_failed(
-                    f"Error while forwarding the request to the leader {leader}: "
-                    f"{type(exc).__name__}: {exc}"
-                ),
-            )
+            await _send_error(send, errors.forwarding_failed(_failure(leader, exc)))
             return
         if response.is_success:
             await self._catch_up()
@@ -234,7 +268,9 @@ class ForwardingMiddleware:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
+            self._client = httpx.AsyncClient(
+                timeout=self.timeout, follow_redirects=False, verify=self.tls
+            )
         return self._client
 
 

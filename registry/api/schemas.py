@@ -11,6 +11,7 @@ from registry.api.bodies import flag, page
 from registry.api.deps import registry_of, subject_param
 from registry.api.responses import raw_text, reply, schema_entity, schema_string
 from registry.api.subjects import formatted
+from registry.auth import visibility
 
 router = APIRouter(tags=["Schemas (v1)"])
 
@@ -35,6 +36,7 @@ async def list_schemas(
     found = schemas.list_schemas(
         registry_of(request), subjectPrefix or "", flag(deleted), flag(latestOnly)
     )
+    found = visibility.versions(request, found)
     return reply(request, [schema_entity(sv) for sv in page(found, offset, limit, 1000)])
 
 
@@ -83,7 +85,7 @@ async def subjects_by_id(
         registry_of(request), _schema_id(schema_id), subject_param(subject or ""), flag(deleted)
     )
     # ``subject`` only picks the context (Confluent 7.9 does not filter by it)
-    names = sorted({s for s, _ in pairs})
+    names = sorted({s for s, _ in visibility.pairs(request, pairs)})
     return reply(request, page(names, offset, limit))
 
 
@@ -102,7 +104,7 @@ async def versions_by_id(
     pairs = schemas.subject_versions_for_id(
         registry_of(request), _schema_id(schema_id), subject_param(subject or ""), flag(deleted)
     )
-    body = [{"subject": s, "version": v} for s, v in pairs]
+    body = [{"subject": s, "version": v} for s, v in visibility.pairs(request, pairs)]
     return reply(request, page(body, offset, limit))
 
 
@@ -121,7 +123,8 @@ async def schema_by_guid(request: Request, guid: str, format: str | None = None)
     responses=docs.answers(docs.array_of(docs.ref("ContextId")), 404),
 )
 async def ids_by_guid(request: Request, guid: str) -> Response:
-    found = schemas.schemas_by_guid(registry_of(request), guid.lower())
+    reg = registry_of(request)
+    found = visibility.by_guid(request, reg, schemas.schemas_by_guid(reg, guid.lower()))
     if not found:
         raise errors.schema_not_found(guid)
     return reply(request, [{"context": sv.context, "id": sv.id} for sv in found])

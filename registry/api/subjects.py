@@ -11,6 +11,7 @@ from registry.api import docs
 from registry.api.bodies import flag, json_body, page, schema_request
 from registry.api.deps import registry_of, subject_param
 from registry.api.responses import raw_text, reply, schema_entity
+from registry.auth import visibility
 from registry.core import Registry, parse_version
 from registry.state import SchemaVersion
 
@@ -29,7 +30,7 @@ async def list_subjects(
     reg = registry_of(request)
     # an empty prefix, like the default ``:*:``, matches every subject of every context
     found = schemas.list_subjects(reg, subjectPrefix or ":*:", flag(deleted), flag(deletedOnly))
-    return reply(request, page(found, offset, limit))
+    return reply(request, page(visibility.subjects(request, found), offset, limit))
 
 
 @router.get("/subjects/{subject}/versions", responses=docs.answers(docs.INTS, 404))
@@ -116,9 +117,11 @@ async def referenced_by(
     offset: str | None = None,
     limit: str | None = None,
 ) -> Response:
-    ids = schemas.referenced_by(
-        registry_of(request), subject_param(subject), parse_version(version), flag(deleted)
-    )
+    reg, name, number = registry_of(request), subject_param(subject), parse_version(version)
+    ids = schemas.referenced_by(reg, name, number, flag(deleted))
+    if ids and visibility.grants_of(request) is not None:
+        found = schemas.get_version(reg, name, number, deleted=True).subject
+        ids = visibility.ids_in(request, reg, found, ids)
     return reply(request, page(ids, offset, limit, 1000))
 
 

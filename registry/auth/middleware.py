@@ -13,8 +13,13 @@ Decisions, for a principal whose rules do not grant everything:
   when no subject holding the schema is readable;
 * a write it may not do answers 403 ``{"error_code": 40301, ...}`` whether or not the subject
   exists;
-* listings (``/subjects``, ``/schemas``, ``/schemas/ids/{id}/subjects`` and ``/versions``)
-  leave out the subjects it may not read.
+* listings leave out the subjects it may not read, and references to such a subject in a
+  register, lookup or compatibility request answer as missing ones (see
+  :mod:`registry.auth.visibility`; the grants are in the request state for the routers).
+
+A request without credentials is the common name of its verified TLS client certificate when
+``auth_client_cert_principal`` is on; a bearer token's groups claim adds ``group:NAME``
+principals (:mod:`registry.auth.rules`).
 """
 
 from __future__ import annotations
@@ -37,8 +42,8 @@ import orjson
 from registry import schemas
 from registry.api.deps import ENCODED_SLASH
 from registry.api.responses import PREFERRED, negotiate
-from registry.auth import passwords
-from registry.auth.rules import ALL, Grants, Permission, Rules, parse_rules
+from registry.auth import passwords, visibility
+from registry.auth.rules import ALL, Grants, Identity, Permission, Rules, parse_rules
 from registry.auth.throttle import Throttle, hash_gate
 from registry.auth.tokens import TokenError, TokenVerifier
 from registry.auth.watched import WatchedFile
@@ -46,6 +51,7 @@ from registry.core import Registry
 from registry.errors import RegistryError
 from registry.settings import Settings
 from registry.subjects import DEFAULT_CONTEXT
+from registry.tls import CLIENT_CN
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +86,7 @@ class Authenticator:
                 algorithms=settings.auth_jwt_algorithms,
                 principal_claim=settings.auth_jwt_principal_claim,
                 leeway=settings.auth_jwt_leeway,
+                groups_claim=settings.auth_jwt_groups_claim,
             )
             if settings.auth_jwt_keys_file or settings.auth_jwt_jwks_url
             else None
@@ -93,9 +100,27 @@ class Authenticator:
         self.throttle = Throttle.from_settings(settings)
         self._hashing = hash_gate(settings)
 
+        #: a request without credentials may be its verified client certificate's common name
+        self.certificates = settings.auth_client_cert_principal
+
     @property
     def enabled(self) -> bool:
-        return self.users is not None or self.tokens is not None
+        return self.users is not None or self.tokens is not None or self.certificates
+
+    def certified(self, authorization: str | None, scope: Scope) -> str | None:
+        """The common name of the verified client certificate of a request without credentials,
+        when certificates name principals (put in the state by :mod:`registry.tls`)."""
+        if authorization or not self.certificates:
+            return None
+        name: str | None = scope.get("state", {}).get(CLIENT_CN)
+        return name
+
+    def identity(self, principal: str, authorization: str | None) -> Identity:
+        """``principal`` with the groups of the bearer token that named it (none otherwise)."""
+        scheme, _, value = (authorization or "").strip().partition(" ")
+        if self.tokens is None or scheme.lower() != "bearer":
+            return Identity(principal)
+        return Identity(principal, self.tokens.groups(value.strip()))
 
     def challenges(self, bearer_error: bool) -> list[bytes]:
         out = []
@@ -177,8 +202,6 @@ class Authenticator:
 # ---- what a request needs -------------------------------------------------------------------
 
 ANY, SUBJECT, GLOBAL, SCHEMA_ID, GUID = "any", "subject", "global", "id", "guid"
-#: response filters
-STRINGS, SUBJECT_FIELD = "strings", "subject-field"
 
 
 @dataclass(frozen=True)
@@ -187,7 +210,6 @@ class Need:
     perm: Permission = Permission.READ
     #: index in the path segments of the subject, id or guid
     index: int = 0
-    filter: str | None = None
 
 
 def need_of(method: str, segs: list[str]) -> Need:
@@ -197,7 +219,7 @@ def need_of(method: str, segs: list[str]) -> Need:
     root = segs[0]
     if root == "subjects":
         if n == 1:
-            return Need(ANY, filter=STRINGS)
+            return Need(ANY)
         if method == "DELETE" or (method == "POST" and n == 3 and segs[2] == "versions"):
             return Need(SUBJECT, Permission.WRITE, 1)
         return Need(SUBJECT, Permission.READ, 1)
@@ -211,11 +233,9 @@ def need_of(method: str, segs: list[str]) -> Need:
         return Need(GLOBAL, Permission.ADMIN) if write else Need(ANY)
     if root == "schemas":
         if n == 1:
-            return Need(ANY, filter=SUBJECT_FIELD)
+            return Need(ANY)
         if segs[1] == "ids" and n >= 3:
-            tail = segs[3] if n > 3 else ""
-            found = {"subjects": STRINGS, "versions": SUBJECT_FIELD}.get(tail)
-            return Need(SCHEMA_ID, index=2, filter=found)
+            return Need(SCHEMA_ID, index=2)
         if segs[1] == "guids" and n >= 3:
             return Need(GUID, index=2)
     return Need(ANY)
@@ -261,7 +281,9 @@ class AuthMiddleware:
                 accept = v.decode("latin-1")
         client = scope.get("client")
         try:
-            principal = await self.auth.principal(authorization, client[0] if client else "")
+            principal = self.auth.certified(authorization, scope) or await self.auth.principal(
+                authorization, client[0] if client else ""
+            )
         except AuthFailure as exc:
             if exc.retry_after:
                 retry = [(b"retry-after", str(exc.retry_after).encode())]
@@ -271,7 +293,9 @@ class AuthMiddleware:
             await send_error(scope, send, 401, 401, exc.message, accept, extra)
             return
         scope.setdefault("state", {})["principal"] = principal
-        grants = self.rules.get().grants(principal) if self.rules is not None else ALL
+        who = self.auth.identity(principal, authorization)
+        grants = self.rules.get().grants(who) if self.rules is not None else ALL
+        scope["state"][visibility.GRANTS] = grants
         if grants.everything(Permission.ADMIN):
             await self.app(scope, receive, send)
             return
@@ -315,6 +339,9 @@ class AuthMiddleware:
                     (_json_text(prefix + self.token), _json_text(subject)),
                     (self.token.encode(), _json_text(name)),
                 ]
+            if method == "POST":  # register, lookup, compatibility: hide unreadable references
+                receive, hidden_refs = await self._hide_references(scope, receive, subject, grants)
+                replacements = hidden_refs + replacements
         elif need.kind == SCHEMA_ID and not self._id_readable(segs[need.index], view, grants):
             replacements = [(self.hidden_id.encode(), str(int(segs[need.index])).encode())]
             segs[need.index] = self.hidden_id
@@ -326,10 +353,35 @@ class AuthMiddleware:
             head = scope["method"] == "HEAD"
             await self.app(scope, receive, _rewriting(send, replacements, head))
             return
-        if need.filter is not None and method == "GET":
-            await self.app(scope, receive, _filtering(send, grants, need.filter))
-            return
         await self.app(scope, receive, send)
+
+    async def _hide_references(
+        self, scope: Scope, receive: Any, subject: str, grants: Grants
+    ) -> tuple[Any, list[tuple[bytes, bytes]]]:
+        """The request body read, with references the caller may not read renamed
+        (:func:`visibility.hide_references`), as a new ``receive``; and the names to put back.
+        A body over the size limit is passed on unread (the protocol layer answers 413)."""
+        limit = self.registry.settings.max_request_bytes
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more and size <= limit:
+            message = await receive()
+            if message["type"] != "http.request":
+                return _replaying(message, receive), []
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = bool(message.get("more_body", False))
+        body = b"".join(chunks)
+        hidden = None if more else visibility.hide_references(body, subject, grants)
+        if hidden is None:
+            unchanged = {"type": "http.request", "body": body, "more_body": more}
+            return _replaying(unchanged, receive), []
+        body, names = hidden
+        scope["headers"] = [
+            (k, str(len(body)).encode() if k == b"content-length" else v)
+            for k, v in scope["headers"]
+        ]
+        return _replaying({"type": "http.request", "body": body}, receive), names
 
     def _falls_back_unreadable(self, subject: str, grants: Grants) -> bool:
         """Whether reading ``subject`` could answer with another context's subject the caller
@@ -372,6 +424,16 @@ class AuthMiddleware:
             if any(grants.can(s, Permission.READ) for s in list(holders)):
                 return True
         return False
+
+
+def _replaying(first: Any, receive: Any) -> Any:
+    """A ``receive`` answering ``first``, then what ``receive`` answers."""
+    pending = [first]
+
+    async def wrapped() -> Any:
+        return pending.pop() if pending else await receive()
+
+    return wrapped
 
 
 def _json_text(value: str) -> bytes:
@@ -424,29 +486,6 @@ def _rewriting(send: Send, replacements: list[tuple[bytes, bytes]], head: bool) 
     return _buffered(send, transform, head)
 
 
-def _filtering(send: Send, grants: Grants, kind: str) -> Send:
-    def transform(status: int, body: bytes) -> bytes:
-        if status != 200:
-            return body
-        try:
-            items = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            return body
-        if not isinstance(items, list):
-            return body
-        if kind == STRINGS:
-            kept = [s for s in items if isinstance(s, str) and grants.can(s, Permission.READ)]
-        else:
-            kept = [
-                item
-                for item in items
-                if isinstance(item, dict) and grants.can(str(item.get("subject")), Permission.READ)
-            ]
-        return orjson.dumps(kept)
-
-    return _buffered(send, transform)
-
-
 async def _denied(scope: Scope, send: Send, accept: str | None, op: str, resource: str) -> None:
     what = f"Subject: {resource}" if resource and resource != "Config" else "Cluster"
     if resource == "Config":
@@ -484,11 +523,15 @@ def install(app: Any, registry: Registry) -> Authenticator | None:
     ``install``, so this runs first). Raises ``ValueError`` for an unusable configuration."""
     settings = registry.settings
     if settings.auth_rules_file and not (
-        settings.auth_users_file or settings.auth_jwt_keys_file or settings.auth_jwt_jwks_url
+        settings.auth_users_file
+        or settings.auth_jwt_keys_file
+        or settings.auth_jwt_jwks_url
+        or settings.auth_client_cert_principal
     ):
         raise ValueError(
             "SCHEMA_REGISTRY_AUTH_RULES_FILE needs authentication: set "
-            "SCHEMA_REGISTRY_AUTH_USERS_FILE or SCHEMA_REGISTRY_AUTH_JWT_KEYS_FILE/_JWKS_URL"
+            "SCHEMA_REGISTRY_AUTH_USERS_FILE, SCHEMA_REGISTRY_AUTH_JWT_KEYS_FILE/_JWKS_URL or "
+            "SCHEMA_REGISTRY_AUTH_CLIENT_CERT_PRINCIPAL"
         )
     try:
         authenticator = Authenticator(settings)

@@ -1,14 +1,18 @@
 """Per-subject authorisation rules.
 
-The rules file (YAML) grants permissions on subject name patterns to principals (HTTP Basic
-user names or the JWT ``sub`` claim)::
+The rules file (YAML) grants permissions on subject name patterns to principals::
 
     rules:
       - principals: [ci-deployer]          # exact names or glob patterns; "*" = any user
         subjects: ["orders-*", ":.prod:*"]  # glob patterns on the qualified subject name
         permission: write                   # read < write < admin
-      - principals: [ops]
+      - principals: [ops, "group:platform"]
         permission: admin                   # subjects default to "*"
+
+A principal pattern matches the caller's name (an HTTP Basic user name, the JWT principal claim,
+or the common name of a client certificate); ``user:NAME`` says the same explicitly, and
+``group:NAME`` matches a caller whose JWT groups claim lists ``NAME`` (never a user whose name
+merely starts with ``group:``). The prefixes are case-insensitive, the names are not.
 
 ``read`` allows reading a subject, looking schemas up in it and checking compatibility against
 it; ``write`` also registering and deleting; ``admin`` also changing its config and mode.
@@ -32,6 +36,29 @@ class Permission(IntEnum):
     READ = 1
     WRITE = 2
     ADMIN = 3
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who sent a request: a name, and the groups a bearer token lists."""
+
+    name: str
+    groups: frozenset[str] = frozenset()
+
+
+GROUP_PREFIX = "group:"
+USER_PREFIX = "user:"
+
+
+def principal_matches(pattern: str, who: Identity) -> bool:
+    """Whether the rule principal ``pattern`` names ``who`` (see the module docstring)."""
+    lowered = pattern[: len(GROUP_PREFIX)].lower()
+    if lowered == GROUP_PREFIX:
+        wanted = pattern[len(GROUP_PREFIX) :]
+        return any(fnmatch.fnmatchcase(group, wanted) for group in who.groups)
+    if pattern[: len(USER_PREFIX)].lower() == USER_PREFIX:
+        pattern = pattern[len(USER_PREFIX) :]
+    return fnmatch.fnmatchcase(who.name, pattern)
 
 
 @dataclass(frozen=True)
@@ -73,19 +100,20 @@ ALL = Grants({Permission.ADMIN: ["*"]})
 class Rules:
     def __init__(self, rules: list[Rule]) -> None:
         self.rules = rules
-        self._cache: dict[str, Grants] = {}
+        self._cache: dict[Identity, Grants] = {}
 
-    def grants(self, principal: str) -> Grants:
-        found = self._cache.get(principal)
+    def grants(self, principal: str | Identity) -> Grants:
+        who = principal if isinstance(principal, Identity) else Identity(principal)
+        found = self._cache.get(who)
         if found is None:
             patterns: dict[Permission, list[str]] = {}
             for rule in self.rules:
-                if any(fnmatch.fnmatchcase(principal, p) for p in rule.principals):
+                if any(principal_matches(p, who) for p in rule.principals):
                     patterns.setdefault(rule.permission, []).extend(rule.subjects)
             found = Grants(patterns)
             if len(self._cache) > 10_000:
                 self._cache.clear()
-            self._cache[principal] = found
+            self._cache[who] = found
         return found
 
 
@@ -109,6 +137,9 @@ def parse_rules(text: str) -> Rules:
         principals = _strings(item.get("principals", item.get("principal")), i, "principals")
         if not principals:
             raise ValueError(f"rule {i}: 'principals' is required")
+        for name in principals:
+            if name.lower() in (GROUP_PREFIX, USER_PREFIX):
+                raise ValueError(f"rule {i}: principal {name!r} names nobody")
         subjects = _strings(item.get("subjects", "*"), i, "subjects")
         perm = str(item.get("permission", "")).upper()
         if perm not in Permission.__members__:

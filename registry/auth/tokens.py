@@ -4,6 +4,10 @@ keys published at a JWKS URL, with issuer, audience and expiry checks.
 Only asymmetric algorithms are accepted (never ``none`` nor HMAC, so a public key can never be
 used as a shared secret). A verified token is remembered until it expires, so a client sending
 the same token again costs a dictionary lookup.
+
+With ``groups_claim`` set (``groups``, ``roles``, a dotted path such as ``realm_access.roles``,
+or several separated by commas), the token's groups are read from those claims: a list of
+strings, or one string of names separated by spaces or commas. Rules name them ``group:NAME``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import jwt
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
+from registry.auth.rules import Identity
 from registry.auth.watched import WatchedFile
 
 log = logging.getLogger(__name__)
@@ -80,6 +85,7 @@ class TokenVerifier:
         algorithms: str = "",
         principal_claim: str = "sub",
         leeway: float = 0.0,
+        groups_claim: str = "",
     ) -> None:
         if not keys_file and not jwks_url:
             raise ValueError("bearer tokens need a keys file or a JWKS URL")
@@ -91,17 +97,22 @@ class TokenVerifier:
         self.issuer = issuer or None
         self.audience = audience or None
         self.principal_claim = principal_claim
+        self.groups_claims = [c.strip() for c in groups_claim.split(",") if c.strip()]
         self.leeway = leeway
         self._file = WatchedFile(keys_file, parse_keys) if keys_file else None
         self.jwks_url = jwks_url
         self._remote: list[Key] = []
         self._fetched_at = -1e9
         self._fetch_lock = asyncio.Lock()
-        self._cache: dict[str, tuple[str, float]] = {}
+        self._cache: dict[str, tuple[Identity, float]] = {}
         self._generation = -1
 
     async def principal(self, token: str) -> str:
         """The principal a valid ``token`` names; :class:`TokenError` otherwise."""
+        return (await self.identity(token)).name
+
+    async def identity(self, token: str) -> Identity:
+        """The principal and groups a valid ``token`` names; :class:`TokenError` otherwise."""
         generation = self._file.generation if self._file else 0
         if self._file is not None:
             self._file.get()
@@ -130,10 +141,35 @@ class TokenVerifier:
         principal = payload.get(self.principal_claim)
         if not isinstance(principal, str) or not principal:
             raise TokenError(f"Bearer token has no {self.principal_claim!r} claim")
+        who = Identity(principal, self._groups(payload))
         if len(self._cache) >= _CACHE_SIZE:
             self._cache.clear()
-        self._cache[token] = (principal, float(payload["exp"]))
-        return principal
+        self._cache[token] = (who, float(payload["exp"]))
+        return who
+
+    def groups(self, token: str) -> frozenset[str]:
+        """The groups of ``token`` once :meth:`principal` has accepted it (none otherwise)."""
+        hit = self._cache.get(token)
+        return hit[0].groups if hit is not None else frozenset()
+
+    def _groups(self, payload: dict[str, Any]) -> frozenset[str]:
+        """The names listed by the groups claims (absent claims list none)."""
+        found: set[str] = set()
+        for claim in self.groups_claims:
+            value: Any = payload
+            for key in claim.split("."):
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is None:
+                continue
+            if isinstance(value, str):
+                found.update(n for n in re.split(r"[\s,]+", value) if n)
+            elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+                found.update(v for v in value if v)
+            else:
+                raise TokenError(
+                    f"Bearer token claim {claim!r} must be a string or a list of strings"
+                )
+        return frozenset(found)
 
     def _decode(self, token: str, alg: str, keys: list[Key]) -> dict[str, Any]:
         error: jwt.PyJWTError | None = None
