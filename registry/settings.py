@@ -64,6 +64,10 @@ class Settings:
     #: a request without credentials whose TLS client certificate the server verified is the
     #: certificate subject's common name (needs ``tls_client_auth`` optional or required)
     auth_client_cert_principal: bool = False
+    #: common names (globs, comma separated) of the client certificates other instances present
+    #: when they forward a write (``forward_tls_certfile``): only their ``X-Forwarded-Principal``
+    #: (the certificate principal of the original caller) is believed
+    auth_trusted_forwarders: str = ""
     #: seconds of clock skew allowed for ``exp``/``nbf``/``iat``
     auth_jwt_leeway: float = 30.0
     #: per-subject rules (YAML, see registry/auth/rules.py); everything allowed when empty

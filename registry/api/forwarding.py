@@ -25,7 +25,10 @@ addresses; ``https`` when TLS is on).
 Over HTTPS the follower verifies the leader's certificate against
 ``SCHEMA_REGISTRY_FORWARD_TLS_CA_FILE`` (else ``SCHEMA_REGISTRY_TLS_CA_FILE``, else the system's
 CAs) and its host name, and presents ``SCHEMA_REGISTRY_FORWARD_TLS_CERTFILE``/``_KEYFILE`` when
-set (a leader requiring client certificates). A leader whose certificate is not trusted is
+set (a leader requiring client certificates). A caller that a client certificate named (no
+``Authorization``) is passed on as ``X-Forwarded-Principal``, which the leader believes only
+from an instance whose certificate's name is in ``SCHEMA_REGISTRY_AUTH_TRUSTED_FORWARDERS``
+(a client's own header is dropped). A leader whose certificate is not trusted is
 never sent the request (nor its ``Authorization``): 50003 saying so. Unusable files stop the
 server at start with the reason.
 """
@@ -38,6 +41,7 @@ import socket
 import ssl
 from collections.abc import MutableMapping
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import orjson
@@ -54,6 +58,9 @@ log = logging.getLogger(__name__)
 Scope = MutableMapping[str, Any]
 
 FORWARD_HEADER = "x-forward"
+#: the caller a client certificate named on the follower (percent-encoded); the leader believes
+#: it only from a trusted instance's certificate (``auth_trusted_forwarders``)
+PRINCIPAL_HEADER = "x-forwarded-principal"
 #: headers that describe one connection, not the request
 _HOP_BY_HOP = frozenset(
     {
@@ -228,8 +235,13 @@ class ForwardingMiddleware:
     ) -> None:
         query = scope.get("query_string", b"").decode("latin-1")
         url = leader.rstrip("/") + raw_path + (f"?{query}" if query else "")
-        out = [(k, v) for k, v in headers if k.lower() not in _HOP_BY_HOP]
+        out = [(k, v) for k, v in headers if k.lower() not in _HOP_BY_HOP | {PRINCIPAL_HEADER}]
         out.append(("X-Forward", "true"))
+        principal = scope.get("state", {}).get("principal")
+        if principal and not any(k.lower() == "authorization" for k, _ in headers):
+            # authenticated without credentials: by its client certificate, which the
+            # follower cannot pass on; its own certificate vouches for the name instead
+            out.append(("X-Forwarded-Principal", quote(str(principal), safe="")))
         if not any(k.lower() == "x-forwarded-for" for k, _ in headers):
             client = scope.get("client")
             if client:

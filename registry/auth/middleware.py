@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import fnmatch
 import hashlib
 import hmac
 import logging
@@ -35,7 +36,7 @@ import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, quote
+from urllib.parse import parse_qsl, quote, unquote
 
 import orjson
 
@@ -102,6 +103,10 @@ class Authenticator:
 
         #: a request without credentials may be its verified client certificate's common name
         self.certificates = settings.auth_client_cert_principal
+        #: certificate names of instances whose X-Forwarded-Principal is believed
+        self.forwarders = [
+            p.strip() for p in settings.auth_trusted_forwarders.split(",") if p.strip()
+        ]
 
     @property
     def enabled(self) -> bool:
@@ -113,7 +118,15 @@ class Authenticator:
         if authorization or not self.certificates:
             return None
         name: str | None = scope.get("state", {}).get(CLIENT_CN)
-        return name
+        forwarded = next((v for k, v in scope["headers"] if k == b"x-forwarded-principal"), None)
+        if forwarded is None:
+            return name
+        if name is not None and any(fnmatch.fnmatchcase(name, p) for p in self.forwarders):
+            return unquote(forwarded.decode("latin-1")) or None
+        raise AuthFailure(
+            "Unauthorized: X-Forwarded-Principal is only accepted from the certificate of "
+            "another instance (SCHEMA_REGISTRY_AUTH_TRUSTED_FORWARDERS)"
+        )
 
     def identity(self, principal: str, authorization: str | None) -> Identity:
         """``principal`` with the groups of the bearer token that named it (none otherwise)."""
