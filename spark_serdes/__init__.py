@@ -9,6 +9,12 @@ See :mod:`spark_serdes.functions` for engines, modes and options.
 """
 
 from spark_serdes.functions import from_confluent_avro, native_avro_available
+from spark_serdes.json_schema import from_confluent_json
 from spark_serdes.protobuf import from_confluent_protobuf
 
-__all__ = ["from_confluent_avro", "from_confluent_protobuf", "native_avro_available"]
+__all__ = [
+    "from_confluent_avro",
+    "from_confluent_json",
+    "from_confluent_protobuf",
+    "native_avro_available",
+]
