@@ -1,23 +1,39 @@
 # The registry: docker build -t pyschemaregistry . && docker run -p 8081:8081 -v registry:/data pyschemaregistry
 # Configuration: SCHEMA_REGISTRY_* environment variables (README, "Running in production").
+# Base: Debian bookworm (the public debian:bookworm-slim image, or the same made locally by
+# scripts/container) with Debian's Python 3.11. Built and run without a Docker engine by
+# tests/test_container_image.py (buildah + podman).
+#
 # Build stage: install the project and its dependencies into a virtualenv; only that
-# virtualenv is copied into the runtime image (no wheels, pip caches or build tools left in
-# any layer of it).
-FROM python:3.11-slim AS build
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-RUN python -m venv /opt/registry
+# virtualenv is copied into the runtime image (no wheels, pip, pip caches or build tools left
+# in any layer of it).
+FROM debian:bookworm-slim AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 DEBIAN_FRONTEND=noninteractive
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates python3 python3-venv \
+    && rm -rf /var/lib/apt/lists/*
+RUN python3 -m venv /opt/registry
 WORKDIR /src
-COPY pyproject.toml README.md ./
+# the dependencies first, in their own layer: rebuilt only when pyproject.toml changes
+COPY pyproject.toml ./
+RUN python3 -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"], sep="\n")' >requirements.txt \
+    && /opt/registry/bin/pip install -r requirements.txt
+COPY README.md ./
 COPY registry ./registry
 COPY serdes ./serdes
 COPY spark_serdes ./spark_serdes
 COPY migrations ./migrations
-RUN /opt/registry/bin/pip install . \
+RUN /opt/registry/bin/pip install --no-deps . \
+    && /opt/registry/bin/pip uninstall -y pip setuptools \
     && find /opt/registry -name '__pycache__' -prune -exec rm -rf {} + \
     && /opt/registry/bin/python -m compileall -q /opt/registry/lib
 
-FROM python:3.11-slim
-RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin registry \
+FROM debian:bookworm-slim
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates python3 \
+    && apt-get clean \
+    && rm -rf /var/lib/apt/lists/* /var/log/apt /var/log/dpkg.log \
+    && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin registry \
     && mkdir /data && chown registry:registry /data
 COPY --from=build /opt/registry /opt/registry
 ENV PATH=/opt/registry/bin:$PATH \
