@@ -601,3 +601,40 @@ def test_bad_arguments_are_refused(failures, spark_registry, kwargs, error, mess
 def test_bad_registry_is_refused(spark) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(TypeError, match="registry must be a Schema Registry URL"):
         from_confluent_json("value", 8081, schema={"type": "string"})  # type: ignore[arg-type]
+
+
+def test_session_time_zone_reads_local_times_alike(spark, all_types, spark_registry) -> None:  # type: ignore[no-untyped-def]
+    _, _, payloads = all_types
+    prefix = payloads[0][:5]
+    times = ["2024-01-01T12:00:00", "2024-07-01 12:00", "2024-03-10T02:30:00", "2024-01-01"]
+    rows = [(n, prefix + json.dumps({"id": n, "at": t}).encode()) for n, t in enumerate(times)]
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+    try:
+        df = spark.createDataFrame(rows, "n int, value binary")
+        got = [
+            sorted(
+                (r.n, r.v.at)
+                for r in df.select(
+                    "n",
+                    from_confluent_json(
+                        "value",
+                        spark_registry.url,
+                        subject="jall-value",
+                        options={"engine": engine},
+                    ).alias("v"),
+                )
+                .select("n", F.unix_micros(F.col("v.at")).alias("v"))
+                .select("n", F.struct(F.col("v").alias("at")).alias("v"))
+                .collect()
+            )
+            for engine in ("native", "python")
+        ]
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+    assert got[0] == got[1]
+    epoch = dt.datetime(1970, 1, 1, tzinfo=UTC)
+    as_utc = [epoch + dt.timedelta(microseconds=micros) for _, micros in got[0]]
+    assert as_utc[0] == dt.datetime(2024, 1, 1, 17, 0, tzinfo=UTC)  # EST
+    assert as_utc[1] == dt.datetime(2024, 7, 1, 16, 0, tzinfo=UTC)  # EDT
+    assert as_utc[2] == dt.datetime(2024, 3, 10, 7, 30, tzinfo=UTC)  # in the gap: moved forward
