@@ -16,6 +16,7 @@ does (which also fails a record whose unknown fields reuse a number the reader d
 
 from __future__ import annotations
 
+import keyword
 import math
 import threading
 from collections.abc import Callable
@@ -204,56 +205,71 @@ def _element(fd: FieldDescriptor, ancestors: tuple[str, ...]) -> Converter | Non
     return None
 
 
-def _map_getter(fd: FieldDescriptor, ancestors: tuple[str, ...]) -> Converter:
-    name = fd.name
-    entry = fd.message_type
-    key = _element(entry.fields_by_name["key"], ancestors)
-    value = _element(entry.fields_by_name["value"], ancestors)
-    if key is None and value is None:
-        return lambda m: dict(getattr(m, name))
-    k = key or (lambda x: x)
-    v = value or (lambda x: x)
-    return lambda m: {k(a): v(b) for a, b in getattr(m, name).items()}
+def _attr(name: str) -> str:
+    """``m.<name>`` as Python source (``getattr`` for names that are Python keywords)."""
+    return f"getattr(m, {name!r})" if keyword.iskeyword(name) else f"m.{name}"
 
 
-def _field_getter(fd: FieldDescriptor, ancestors: tuple[str, ...]) -> Converter:
-    """``message -> value of fd`` with Spark's presence rules (``emit.default.values`` off):
-    repeated and map fields always; fields with presence when set (or with a proto2 default);
-    proto3 fields without presence only when not their zero value (zero is not on the wire)."""
-    name = fd.name
+def _call(bound: dict[str, Converter], convert: Converter | None, arg: str) -> str:
+    """``arg`` through ``convert`` as Python source; the function is bound as a default."""
+    if convert is None:
+        return arg
+    key = f"_c{len(bound)}"
+    bound[key] = convert
+    return f"{key}({arg})"
+
+
+def _field_source(
+    fd: FieldDescriptor, ancestors: tuple[str, ...], bound: dict[str, Converter]
+) -> tuple[list[str], str]:
+    """Statements and the expression reading ``fd`` from message ``m``, with Spark's presence
+    rules (``emit.default.values`` off): repeated and map fields always; fields with presence
+    when set (or, in proto2, with an explicit default: the default when unset); proto3 fields
+    without presence only when not their zero value (a zero is not on the wire)."""
+    value = _attr(fd.name)
     if field_kind(fd) == "map":
-        return _map_getter(fd, ancestors)
+        entry = fd.message_type
+        key = _element(entry.fields_by_name["key"], ancestors)
+        item = _element(entry.fields_by_name["value"], ancestors)
+        if key is None and item is None:
+            return [], f"list({value}.items())"  # pairs: what pa.array takes for a map
+        pair = f"({_call(bound, key, 'a')}, {_call(bound, item, 'b')})"
+        return [], f"[{pair} for a, b in {value}.items()]"
     convert = _element(fd, ancestors)
     if fd.is_repeated:
         if convert is None:
-            return lambda m: list(getattr(m, name))
-        return lambda m: [convert(v) for v in getattr(m, name)]
+            return [], f"list({value})"
+        return [], f"[{_call(bound, convert, 'x')} for x in {value}]"
     if fd.has_presence and not fd.has_default_value:
-        if convert is None:
-            return lambda m: getattr(m, name) if m.HasField(name) else None
-        return lambda m: convert(getattr(m, name)) if m.HasField(name) else None
-    if fd.has_presence:  # proto2 field with an explicit default: the default when unset
-        return lambda m: getattr(m, name) if convert is None else convert(getattr(m, name))
+        return [], f"({_call(bound, convert, value)} if m.HasField({fd.name!r}) else None)"
+    if fd.has_presence:
+        return [], _call(bound, convert, value)
     if fd.type in (FieldDescriptor.TYPE_FLOAT, FieldDescriptor.TYPE_DOUBLE):
-        copysign = math.copysign
-
-        def real(m: Any) -> Any:
-            v = getattr(m, name)
-            return v if v or copysign(1.0, v) < 0 else None  # -0.0 is written, 0.0 is not
-
-        return real
+        # -0.0 is not the default value (it is written on the wire), 0.0 is
+        return [f"v = {value}"], "(v if v or _copysign(1.0, v) < 0 else None)"
     if convert is None:
-        return lambda m: getattr(m, name) or None
-    return lambda m: convert(v) if (v := getattr(m, name)) else None
+        return [], f"({value} or None)"
+    return [f"v = {value}"], f"({_call(bound, convert, 'v')} if v else None)"
 
 
 def _compile(desc: Descriptor, ancestors: tuple[str, ...]) -> Converter:
-    getters = [
-        _field_getter(fd, ancestors)
-        for fd in desc.fields
-        if struct_field(fd, ancestors) is not None
-    ]
-    return lambda m: tuple([g(m) for g in getters])
+    """One Python function per message type: reads each kept field, returns the tuple."""
+    bound: dict[str, Converter] = {}
+    lines: list[str] = []
+    names: list[str] = []
+    for fd in desc.fields:
+        if struct_field(fd, ancestors) is None:
+            continue
+        statements, expression = _field_source(fd, ancestors, bound)
+        lines += statements
+        names.append(f"f{len(names)}")
+        lines.append(f"{names[-1]} = {expression}")
+    lines.append(f"return ({''.join(n + ', ' for n in names)})")
+    defaults = "".join(f", {key}={key}" for key in bound)
+    source = f"def convert(m, _copysign=_copysign{defaults}):\n    " + "\n    ".join(lines)
+    scope: dict[str, Any] = {"_copysign": math.copysign, **bound}
+    exec(compile(source, f"<protobuf converter {desc.full_name}>", "exec"), scope)
+    return scope["convert"]  # type: ignore[no-any-return]
 
 
 def compile_converter(desc: Descriptor) -> Converter:

@@ -212,7 +212,7 @@ def test_proto3_zero_values_are_null_explicit_presence_keeps_them(values_class: 
     convert = compile_converter(values_class.DESCRIPTOR)
     empty = convert(values_class())
     # no presence, zero (not on the wire) -> null; repeated/map -> empty; messages unset -> null
-    assert empty == (None,) * 6 + ([],) + (None,) * 6 + ({},)
+    assert empty == (None,) * 6 + ([],) + (None,) * 6 + ([],)  # a map as its (key, value) pairs
     msg = values_class(oi=0, d=-0.0, oa=0, p={}, t={}, s="")
     got = convert(msg)
     assert got[1] == 0  # proto3 optional set to 0: present
@@ -236,7 +236,7 @@ def test_unsigned_enum_time_and_map_conversions(values_class: Any) -> None:
     assert got[9] == "x"
     assert got[10] == -2_000_000 + 999  # seconds * 10^6 + nanos / 1000
     assert got[11] == -1_000_001  # nanos / 1000 truncated toward zero, as TimeUnit.toMicros
-    assert got[13] == {-(2**31): (3,)}
+    assert got[13] == [(-(2**31), (3,))]
 
 
 # -- decoding in Spark, records from our ProtobufSerializer on the live registry ------------------
