@@ -1,5 +1,6 @@
-"""The Dockerfile without a Docker engine: what it copies covers every packaged directory
-(and .dockerignore lets those through), it runs as a non-root user, and its HEALTHCHECK
+"""The Dockerfile's text (tests/test_container_image.py builds and runs it): what it copies
+covers every packaged directory (and .dockerignore lets those through), both stages use
+Debian's Python from debian:bookworm-slim, it runs as a non-root user, and its HEALTHCHECK
 command, run as written against a server started with the image's environment, passes over
 HTTP and HTTPS and fails when the server is down."""
 
@@ -26,10 +27,16 @@ def image_env() -> dict[str, str]:
     return {k: v for k, v in pairs if k.startswith("SCHEMA_REGISTRY_")}
 
 
-def healthcheck(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def healthcheck_argv() -> list[str]:
+    """The HEALTHCHECK command of the Dockerfile (exec form)."""
     match = re.search(r"^HEALTHCHECK .*? CMD (\[.*\])$", DOCKERFILE, re.M)
     assert match is not None
-    argv = json.loads(match.group(1))
+    argv: list[str] = json.loads(match.group(1))
+    return argv
+
+
+def healthcheck(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    argv = healthcheck_argv()
     assert argv[0] == "python"
     return subprocess.run(
         [sys.executable, *argv[1:]], env=env, capture_output=True, text=True, timeout=30
@@ -52,6 +59,19 @@ def test_the_image_runs_as_an_unprivileged_user() -> None:
     assert re.search(r"^USER 10001:10001$", DOCKERFILE, re.M)
     assert DOCKERFILE.count("FROM ") == 2  # build tools stay in the build stage
     assert image_env()["SCHEMA_REGISTRY_HOST"] == "0.0.0.0"
+
+
+def test_both_stages_use_debians_python_from_the_slim_image() -> None:
+    # Debian bookworm's python3 is 3.11, the version the project needs; scripts/container makes
+    # the same base locally where no registry is reachable
+    froms = re.findall(r"^FROM (\S+)", DOCKERFILE, re.M)
+    assert froms == ["debian:bookworm-slim", "debian:bookworm-slim"]
+    installs = re.findall(r"apt-get install (.*?) \\$", DOCKERFILE, re.M)
+    assert len(installs) == 2
+    for install in installs:
+        assert "--no-install-recommends" in install and "python3" in install.split()
+    assert "python3-venv" not in installs[1]  # the runtime stage needs no venv/pip wheels
+    assert DOCKERFILE.count("rm -rf /var/lib/apt/lists/*") == 2
 
 
 def test_healthcheck_command_over_http_and_https(tmp_path: Path) -> None:
