@@ -9,6 +9,7 @@ Client addresses come from ``X-Forwarded-For``: uvicorn trusts it from 127.0.0.1
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import threading
 import time
@@ -173,7 +174,15 @@ def test_unusable_settings_are_refused(overrides: dict[str, float], message: str
 
 
 def test_hash_concurrency_must_be_positive() -> None:
-    assert hash_gate(Settings(auth_hash_concurrency=3))._value == 3
+    async def take_three() -> list[bool]:
+        gate = hash_gate(Settings(auth_hash_concurrency=3))
+        states = []
+        for _ in range(3):
+            states.append(gate.locked())
+            await gate.acquire()
+        return [*states, gate.locked()]
+
+    assert asyncio.run(take_three()) == [False, False, False, True]
     with pytest.raises(ValueError, match="auth_hash_concurrency must be >= 1, not 0"):
         hash_gate(Settings(auth_hash_concurrency=0))
 
