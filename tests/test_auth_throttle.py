@@ -148,6 +148,21 @@ def test_counters_are_bounded_least_recently_used_first() -> None:
     assert t.failed("user1", "a") == 10.0
 
 
+def test_a_stale_pair_failing_again_counts_as_recently_used() -> None:
+    clock = Clock()
+    t = throttle(clock, max_entries=2)
+    t.failed("old", "a")
+    clock.now += 30
+    t.failed("newer", "a")
+    clock.now += 31  # "old" is stale now, "newer" is not
+    t.failed("old", "a")  # starts again from one failure, and is the most recent
+    t.failed("third", "a")  # evicts "newer", the least recently used
+    t.failed("old", "a")
+    assert t.failed("old", "a") == 10.0
+    t.failed("newer", "a")
+    assert t.failed("newer", "a") == 0  # forgotten: two failures, not three
+
+
 def test_zero_max_failures_turns_throttling_off() -> None:
     clock = Clock()
     t = throttle(clock, max_failures=0)

@@ -116,9 +116,8 @@ class Throttle:
         if entry is None or self._stale(entry, now):
             entry = _Entry(failures=0, window_start=now, locked_until=0.0, lockouts=0, last=now)
             self._entries[key] = entry
-            self._bound()
-        else:
-            self._entries.move_to_end(key)
+        self._entries.move_to_end(key)
+        self._bound()
         if now - entry.window_start >= self.window:
             entry.failures, entry.window_start = 0, now
         entry.failures += 1
