@@ -12,6 +12,9 @@ Paths, each reading the same Parquet file of framed records (0x00, 4-byte id, Av
 * ``ours native``: ``from_confluent_avro`` with Spark's spark-avro jar (dispatch on the id);
 * ``ours python``: ``from_confluent_avro(options={"engine": "python"})`` (Arrow UDF, fastavro).
 
+``--format protobuf`` measures ``from_confluent_protobuf`` (Arrow UDF) against a row-at-a-time
+UDF (``FromString`` and the same compiled converter per record) on the same 15 fields as Protobuf.
+
 Results (ratios) go in docs/benchmarks.md, section "Spark". Needs scripts/spark-jars (Maven).
 """
 
@@ -153,7 +156,11 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=1, help="runs per path; best is shown")
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--format", choices=("avro", "protobuf"), default="avro")
     args = parser.parse_args()
+    if args.format == "protobuf":
+        protobuf_main(args)
+        return
 
     os.environ["PYSPARK_PYTHON"] = sys.executable
     jars = subprocess.run(
@@ -229,6 +236,147 @@ def main() -> None:
         proc.terminate()
         proc.wait(timeout=20)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+PROTO = """
+syntax = "proto3";
+package bench;
+import "google/protobuf/timestamp.proto";
+message Order {
+  enum Status { NEW = 0; PAID = 1; SENT = 2; }
+  message Address { string street = 1; int32 zip = 2; }
+  int64 id = 1; string customer = 2; int32 quantity = 3; double price = 4; float discount = 5;
+  bool paid = 6; optional string note = 7; Status status = 8; repeated string tags = 9;
+  map<string, string> attrs = 10; google.protobuf.Timestamp created = 11; int32 day = 12;
+  bytes code = 13; bytes blob = 14; Address address = 15;
+}
+"""
+
+
+def protobuf_main(args: argparse.Namespace) -> None:
+    """Python engine of from_confluent_protobuf vs a row-at-a-time UDF, same 15 fields."""
+    import datetime
+
+    from confluent_kafka.serialization import MessageField, SerializationContext
+    from google.protobuf import descriptor_pool
+    from google.protobuf.message_factory import GetMessageClass
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    from registry.formats.protobuf.compiler import MAIN_FILE, compile_proto
+    from serdes import SchemaRegistryClient
+    from serdes.protobuf import ProtobufSerializer
+    from spark_serdes import from_confluent_protobuf
+    from spark_serdes.protobuf_decoder import compile_converter
+    from spark_serdes.protobuf_types import message_to_spark
+
+    pool = descriptor_pool.DescriptorPool()
+    for file in compile_proto(PROTO, []).files:
+        if file.name == MAIN_FILE:
+            file.name = "bench_order.proto"
+        pool.Add(file)
+    order_cls = GetMessageClass(pool.FindMessageTypeByName("bench.Order"))
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    tmp = Path(tempfile.mkdtemp(prefix="spark-bench-"))
+    proc, url = start_server(tmp)
+    spark = (
+        SparkSession.builder.master(args.master)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        ctx = SerializationContext("orders", MessageField.VALUE)
+        with SchemaRegistryClient({"url": url}) as client:
+            ser = ProtobufSerializer(order_cls, client)
+            values = []
+            for n in range(args.rows):
+                m = order_cls(
+                    id=n, customer=f"customer-{n}", quantity=n % 100, price=n / 7,
+                    discount=n % 10 / 10, paid=n % 2 == 0, status=n % 3,
+                    tags=["a", f"t{n % 5}"], attrs={"channel": "web", "region": "eu"},
+                    day=19723 + n % 365, code=(n % 65536).to_bytes(4, "big"),
+                    blob=b"\xde\xad\xbe\xef",
+                )  # fmt: skip
+                if n % 3:
+                    m.note = "leave at door"
+                m.created.seconds, m.created.nanos = 1_700_000_000 + n // 1000, n % 1000 * 10**6
+                m.address.street, m.address.zip = "Main St", n % 99999
+                values.append((ser(m, ctx),))
+        data = str(tmp / "framed.parquet")
+        spark.createDataFrame(values, "value binary").repartition(8).write.parquet(data)
+        del values
+        source = spark.read.parquet(data)
+        spark_type = message_to_spark(order_cls.DESCRIPTOR)
+        created = spark_type.fieldNames().index("created")
+        attrs = spark_type.fieldNames().index("attrs")
+        file_pb = pool.FindFileByName("bench_order.proto").serialized_pb
+
+        def row_udf():  # type: ignore[no-untyped-def]
+            def decode(value: bytes | None) -> tuple | None:
+                cls = _ROW_STATE.get("cls")
+                if cls is None:
+                    row_pool = descriptor_pool.DescriptorPool()
+                    from google.protobuf import timestamp_pb2
+
+                    row_pool.AddSerializedFile(timestamp_pb2.DESCRIPTOR.serialized_pb)
+                    row_pool.AddSerializedFile(file_pb)
+                    desc = row_pool.FindMessageTypeByName("bench.Order")
+                    cls = _ROW_STATE["cls"] = GetMessageClass(desc)
+                    _ROW_STATE["convert"] = compile_converter(desc)
+                if value is None:
+                    return None
+                row = list(_ROW_STATE["convert"](cls.FromString(value[6:])))
+                row[attrs] = dict(row[attrs])  # the converter gives Arrow's (key, value) pairs
+                if row[created] is not None:
+                    row[created] = datetime.datetime.fromtimestamp(row[created] / 1e6, datetime.UTC)
+                return tuple(row)
+
+            return F.udf(decode, spark_type, useArrow=False)(F.col("value"))
+
+        paths = {
+            "row UDF (FromString + converter)": row_udf,
+            "ours, Python engine (Arrow UDF)": lambda: from_confluent_protobuf(
+                "value", url, subject="orders-value"
+            ),
+        }
+        sample = source.limit(2000)
+        reference = None
+        for name, make in paths.items():
+            rows = sorted(sample.select(make().alias("v")).select("v.*").collect())
+            if reference is None:
+                reference = rows
+            elif rows != reference:
+                raise SystemExit(f"{name} decodes differently from the row UDF")
+        results: dict[str, float] = {}
+        for _ in range(args.rounds):
+            for name, make in paths.items():
+                query = source.select(make().alias("v")).select("v.*")
+                begun = time.perf_counter()
+                query.write.format("noop").mode("overwrite").save()
+                rate = args.rows / (time.perf_counter() - begun)
+                results[name] = max(results.get(name, 0.0), rate)
+                print(f"{name:36s} {rate:12,.0f} rows/s", flush=True)
+        udf = results["row UDF (FromString + converter)"]
+        print(
+            f"\n{args.rows:,} Protobuf records, {args.master}, Spark {spark.version}, "
+            f"best of {args.rounds}"
+        )
+        print("| path | rows/s | vs row UDF |")
+        print("| --- | ---: | ---: |")
+        for name, rate in results.items():
+            print(f"| {name} | {rate:,.0f} | {rate / udf:.2f}x |")
+    finally:
+        spark.stop()
+        proc.terminate()
+        proc.wait(timeout=20)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+_ROW_STATE: dict[str, object] = {}
 
 
 if __name__ == "__main__":
