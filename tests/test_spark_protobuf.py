@@ -520,6 +520,7 @@ def _bad_rows(spark: Any, evolved: Any, spark_registry: Any) -> Any:
         (6, good[:5] + wire.encode_message_indexes([3]) + good[6:]),  # no message [3]
         (7, frame + b"\x08\x01\x18\x05"),  # field 3 (email, a string) written as a varint
         (8, b"\x00" + avro_id.to_bytes(4, "big") + b"\x00"),  # an Avro schema's id
+        (9, b"\x01" + bytes(range(16)) + b"\x00\x08\x01"),  # a schema GUID frame
     ]
     return spark.createDataFrame(rows, "n int, value binary"), _frame_id(good), avro_id
 
@@ -537,7 +538,7 @@ def test_permissive_gives_null_and_the_reason(
     assert all(f.nullable for f in value_type.fields)
     rows = {r.n: r.v for r in out.collect()}
     assert _plain(rows[0]) == {"value": {"id": 3, "email": "c@x", "age": 30}, "error": None}
-    assert all(rows[n].value is None for n in range(1, 9))
+    assert all(rows[n].value is None for n in range(1, 10))
     assert rows[5].error is None
     assert "magic byte 7" in rows[1].error
     assert "truncated" in rows[2].error
@@ -552,12 +553,13 @@ def test_permissive_gives_null_and_the_reason(
         f"schema id {good_id}: field number 3 of sp.evo.User has another wire type"
     )
     assert rows[8].error == f"schema id {avro_id}: is a AVRO schema, not Protobuf"
+    assert rows[9].error.startswith("schema GUID 00010203-0405-0607-0809-0a0b0c0d0e0f in the")
     plain = from_confluent_protobuf(
         "value", spark_registry.url, subject="pb-evo-value", options={"mode": "permissive"}
     )
     rows = _rows(df, plain)
     assert _plain(rows[0]) == {"id": 3, "email": "c@x", "age": 30}
-    assert all(rows[n] is None for n in range(1, 9))
+    assert all(rows[n] is None for n in range(1, 10))
 
 
 @pytest.mark.parametrize(
@@ -682,3 +684,27 @@ def test_batch_decoder_proto2_required_defaults_and_null_parents() -> None:
         strict.decode(pa.array(values, pa.binary()))
     with pytest.raises(SerializationError, match="schema id 6: unknown, and no registry"):
         strict.decode(pa.array([wire.id_prefix(6) + b"\x00"], pa.binary()))
+
+
+def test_reader_message_lookup_errors() -> None:
+    from spark_serdes.protobuf_decoder import find_message
+
+    text = (
+        'syntax = "proto3";\npackage t;\nmessage A { message X {} }\nmessage B { message X {} }\n'
+    )
+    file = _pool(text, "f.proto").FindFileByName("f.proto")
+    assert find_message(file, None, "s").full_name == "t.A"  # Confluent's index [0]
+    assert find_message(file, ".t.B.X", "s").full_name == "t.B.X"
+    with pytest.raises(ValueError, match=r"'X' is ambiguous in schema s: t\.A\.X, t\.B\.X"):
+        find_message(file, "X", "s")
+    empty = _pool('syntax = "proto3";\npackage t;\n', "e.proto").FindFileByName("e.proto")
+    with pytest.raises(ValueError, match="schema s declares no message"):
+        find_message(empty, None, "s")
+
+
+def test_timestamp_beyond_a_long_of_microseconds_fails_the_record(values_class: Any) -> None:
+    convert = compile_converter(values_class.DESCRIPTOR)
+    msg = values_class()
+    msg.t.seconds = 2**62  # Spark's Math.multiplyExact overflows too
+    with pytest.raises(SerializationError, match=r"Timestamp of 4611686018427387904 seconds"):
+        convert(msg)
