@@ -5,9 +5,11 @@
         from_confluent_avro("value", "http://registry:8081", subject="orders-value").alias("v")
     ).select("v.*")
 
-See :mod:`spark_serdes.functions` for engines, modes and options.
+See :mod:`spark_serdes.functions` for engines, modes and options, and
+:mod:`spark_serdes.encoders` for the ``to_confluent_*`` encoders.
 """
 
+from spark_serdes.encoders import to_confluent_avro, to_confluent_json, to_confluent_protobuf
 from spark_serdes.functions import from_confluent_avro, native_avro_available
 from spark_serdes.json_schema import from_confluent_json
 from spark_serdes.protobuf import from_confluent_protobuf
@@ -17,4 +19,7 @@ __all__ = [
     "from_confluent_json",
     "from_confluent_protobuf",
     "native_avro_available",
+    "to_confluent_avro",
+    "to_confluent_json",
+    "to_confluent_protobuf",
 ]

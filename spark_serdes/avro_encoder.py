@@ -36,7 +36,7 @@ from pyspark.sql import types as T
 from serdes import avro as _serdes_avro
 from serdes import wire
 from serdes.errors import SerializationError
-from spark_serdes.avro import _named_types, _qualified, inline_schema, strip_logical_types
+from spark_serdes.avro import _named_types, _qualified
 from spark_serdes.types import _to_sql
 
 __all__ = ["AvroBatchEncoder", "fit_column", "is_raw_bytes", "qualified_schema"]
@@ -447,6 +447,15 @@ def _raw_arrow(data_type: pa.DataType) -> pa.DataType:
 Fixer = Callable[[Any], Any]
 
 
+def _java_bytes(unscaled: int) -> bytes:
+    """``BigInteger.toByteArray()``: the shortest two's complement (what spark-avro writes).
+
+    fastavro writes one byte more for -2**(8k-1) (e.g. -128 as ``ff 80``, Java ``80``).
+    """
+    length = (unscaled if unscaled >= 0 else ~unscaled).bit_length() // 8 + 1
+    return unscaled.to_bytes(length, "big", signed=True)
+
+
 class _Fixers:
     """Python values from ``to_pylist`` -> what fastavro writes as Spark's to_avro does."""
 
@@ -466,6 +475,12 @@ class _Fixers:
         logical = schema.get("logicalType")
         if logical in ("timestamp-millis", "local-timestamp-millis") and kind == "long":
             return lambda v: v // 1000  # Spark's floorDiv of microseconds
+        if logical == "decimal" and kind in ("bytes", "fixed"):
+            scale = int(schema.get("scale", 0))
+            if kind == "fixed":
+                size = int(schema["size"])
+                return lambda v: int(v.scaleb(scale)).to_bytes(size, "big", signed=True)
+            return lambda v: _java_bytes(int(v.scaleb(scale)))
         if kind in ("record", "error"):
             fixes = [(f["name"], self.of(f["type"])) for f in schema["fields"]]
             fixes = [(n, fn) for n, fn in fixes if fn is not None]
@@ -531,9 +546,9 @@ class AvroBatchEncoder:
         self.prefix = wire.id_prefix(schema_id)
         self.raw_bytes = is_raw_bytes(qualified)
         named: dict[str, Any] = {}
-        self.parsed = parse_schema(strip_logical_types(qualified), named_schemas=named)
+        # decimals are written as the bytes the fixers make, timestamps and dates as numbers
+        self.parsed = parse_schema(_without_logical_types(qualified), named_schemas=named)
         self.named = named
-        self.checker = parse_schema(qualified)  # for error messages: the schema as declared
         self.fix = _Fixers(_named_types(qualified)).of(qualified)
         self.write_data = _serdes_avro._write_data
         self.options = dict(_serdes_avro._WRITE_OPTIONS)
@@ -577,6 +592,24 @@ class AvroBatchEncoder:
         return pa.array(out, pa.binary())
 
 
-def inline_text(parsed: Any) -> str:
-    """A parsed schema as one self-contained JSON text."""
-    return json.dumps(inline_schema(parsed))
+def _without_logical_types(schema: Any) -> Any:
+    """The schema with every logical type removed: the fixers give the plain Avro values."""
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(b) for b in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: v for k, v in node.items() if k not in ("logicalType", "precision", "scale")}
+        kind = out.get("type")
+        if kind in ("record", "error"):
+            out["fields"] = [{**f, "type": walk(f["type"])} for f in out["fields"]]
+        elif kind == "array":
+            out["items"] = walk(out["items"])
+        elif kind == "map":
+            out["values"] = walk(out["values"])
+        elif isinstance(kind, dict | list):
+            out["type"] = walk(kind)
+        return out
+
+    return walk(schema)

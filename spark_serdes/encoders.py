@@ -198,7 +198,7 @@ def column_type(column: Column, dataframe: DataFrame | None, function: str) -> T
     if spark is None:
         raise RuntimeError(f"{function} needs an active SparkSession")
     try:
-        return spark.range(0).select(column.alias("c")).schema["c"].dataType
+        return spark.range(0).drop("id").select(column.alias("c")).schema["c"].dataType
     except AnalysisException:
         raise ValueError(
             f"{function} needs the Spark type of the column to check it against the schema "
