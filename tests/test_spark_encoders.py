@@ -34,6 +34,8 @@ from serdes.json_schema import JSONSerializer
 from serdes.protobuf import ProtobufDeserializer, ProtobufSerializer
 from spark_serdes import (
     from_confluent_avro,
+    from_confluent_json,
+    from_confluent_protobuf,
     to_confluent_avro,
     to_confluent_json,
     to_confluent_protobuf,
@@ -444,6 +446,10 @@ def test_json_engines_equal_serdes_bytes_and_validate(spark, spark_registry) -> 
     expected = [serializer(_as_serdes_value(r), _ctx(subject)) for r in rows]
     for out in outs.values():
         assert sorted(out, key=_key) == sorted([*expected, None], key=_key)
+    decoded = from_confluent_json(col, url, subject=subject, options={"validate": "false"})
+    back = df.select("p", decoded.alias("b")).where(F.col("p").isNotNull())
+    for row in back.collect():  # and back through from_confluent_json (integers become long)
+        assert (row.b.name, row.b.age, row.b.tags) == (row.p.name, row.p.age, row.p.tags)
     first = expected[1][5:]
     assert first.startswith(b'{"name":"p\xc3\xa9rson \\"1\\"/\\u0007","age":1,"score":1.5,')
 
@@ -610,6 +616,9 @@ def test_protobuf_schema_text_and_errors(spark, spark_registry) -> None:  # type
     value = ProtobufDeserializer(None, schema_registry_client=_client(spark_registry))(data, None)
     assert value["id"] == "p" and value["kind"] == "B" and value["xs"] == [1, 2]
     assert value["at"] == {"seconds": -1, "nanos": 500_000_000}
+    frames = spark.createDataFrame([(data,)], "value binary")
+    back = frames.select(from_confluent_protobuf("value", url, subject=subject).alias("v"))
+    assert back.first().v == df.first()  # and back through from_confluent_protobuf
 
     def call(col: Any, **kwargs: Any) -> Any:
         return to_confluent_protobuf(col, url, subject=subject, dataframe=df, **kwargs)
