@@ -199,17 +199,19 @@ def test_avro_conveniences_and_primitive_schema(spark, spark_registry) -> None: 
         {"id": 1, "choice": "x", "note": None, "level": 3},
         {"id": 2, "choice": "y", "note": None, "level": 3},
     ]
-    strings = spark.createDataFrame([("a",), (None,)], "s string")
-    prim = _subject("enc-prim")
-    for engine in ("native", "python"):
-        rows = strings.select(
-            to_confluent_avro(
-                "s", spark_registry.url, subject=prim, schema='"string"',
-                options={"engine": engine}, dataframe=strings,
-            ).alias("b")
-        ).collect()  # fmt: skip
-        expected = AvroSerializer(_client(spark_registry), '"string"')("a", _ctx(prim))
-        assert sorted((r.b for r in rows), key=_key) == [None, expected]
+    values = spark.createDataFrame([("a", b"\x00a"), (None, None)], "s string, raw binary")
+    for schema_text, column, value in (('"string"', "s", "a"), ('"bytes"', "raw", b"\x00a")):
+        prim = _subject("enc-prim")
+        # plain "bytes": the value without an Avro length, as Confluent's serializers write it
+        expected = AvroSerializer(_client(spark_registry), schema_text)(value, _ctx(prim))
+        for engine in ("native", "python"):
+            rows = values.select(
+                to_confluent_avro(
+                    column, spark_registry.url, subject=prim, schema=schema_text,
+                    options={"engine": engine}, dataframe=values,
+                ).alias("b")
+            ).collect()  # fmt: skip
+            assert sorted((r.b for r in rows), key=_key) == [None, expected]
 
 
 def test_avro_schema_choice_auto_register_and_versions(spark, spark_registry) -> None:  # type: ignore[no-untyped-def]
@@ -252,13 +254,19 @@ def test_avro_call_time_errors_name_the_field(spark, spark_registry) -> None:  #
             {"name": "id", "type": "int"},
             {"name": "tags", "type": {"type": "map", "values": "string"}},
             {"name": "u", "type": ["int", "string", "boolean"], "default": 0},
+            {"name": "p", "type": ["null", {"type": "bytes", "logicalType": "decimal",
+                                            "precision": 9, "scale": 2}], "default": None},
+            {"name": "day", "type": ["null", {"type": "int", "logicalType": "date"}],
+             "default": None},
+            {"name": "xs", "type": {"type": "array", "items": "int"}, "default": []},
         ],
     }  # fmt: skip
     subject = _subject("enc-err")
     url = spark_registry.url
     df = spark.createDataFrame(
-        [(1, 2, {"a": "b"}, {1: "x"}, 1.5)],
-        "id int, extra int, tags map<string,string>, bad_tags map<int,string>, d double",
+        [(1, 2, {"a": "b"}, {1: "x"}, 1.5, Decimal("1.5"), [1])],
+        "id int, extra int, tags map<string,string>, bad_tags map<int,string>, d double, "
+        "wide decimal(12,4), xs array<int>",
     )
 
     def call(col: Any, **kwargs: Any) -> Any:
@@ -271,11 +279,29 @@ def test_avro_call_time_errors_name_the_field(spark, spark_registry) -> None:  #
         (F.struct("id", F.col("bad_tags").alias("tags")), r"Avro map keys are strings"),
         (F.struct("id", "tags", F.col("d").alias("u")), r"field u: .*matches none of the union"),
         (F.col("id"), r"Spark type int cannot be written as Avro .*record"),
-    ]
+        (F.struct("id", "tags", F.lit(1).alias("u"), F.col("wide").alias("p")),
+         r"field p: Spark decimal\(12,4\) does not fit Avro decimal\(9,2\) without loss"),
+        (F.struct("id", "tags", F.lit(1).alias("u"), F.col("tags").alias("day")),
+         r"field day: Spark type map<string,string> cannot be written as Avro"),
+        (F.struct("id", "tags", F.lit(1).alias("u")),
+         r"field xs is missing from the struct; its default \[\] is not a primitive"),
+        (F.struct("id", "tags"),
+         r"field u is missing from the struct; its default 0 .* is not filled in automatically"),
+        (F.struct("id", "tags", F.lit(1).alias("u"), F.col("tags").alias("xs")),
+         r"field xs: Spark type map<string,string> cannot be written as Avro"),
+    ]  # fmt: skip
     for col, message in cases:
         with pytest.raises(ValueError, match=message) as info:
             call(col)
         assert f"subject '{subject}'" in str(info.value) and "schema id" in str(info.value)
+    with pytest.raises(ValueError, match=r"registering the schema under subject .* failed"):
+        incompatible = {**schema, "fields": [{"name": "id", "type": "string"}]}
+        to_confluent_avro(F.struct("id"), url, subject=subject, schema=incompatible, dataframe=df)
+    with pytest.raises(ValueError, match="needs a subject"):
+        to_confluent_avro(F.struct("id"), url, subject="", schema=schema, dataframe=df)
+    with pytest.raises(TypeError, match=r"schema must be a string, a dict or a serdes\.Schema"):
+        bad: Any = 42
+        to_confluent_avro(F.struct("id"), url, subject=subject, schema=bad, dataframe=df)
     with pytest.raises(ValueError, match="pass dataframe="):
         to_confluent_avro(F.struct("id"), url, subject=subject, schema=schema)
     with pytest.raises(ValueError, match=r"unknown options \['mode'\]"):
@@ -600,11 +626,24 @@ def test_protobuf_bytes_equal_serdes_with_index_paths(spark, spark_registry, ord
 
 
 def test_protobuf_schema_text_and_errors(spark, spark_registry) -> None:  # type: ignore[no-untyped-def]
-    proto = (
-        'syntax = "proto3";\npackage enc;\nimport "google/protobuf/timestamp.proto";\n'
-        "message Ping {\n  enum Kind { A = 0; B = 1; }\n  string id = 1;\n  Kind kind = 2;\n"
-        "  google.protobuf.Timestamp at = 3;\n  repeated int64 xs = 4;\n}\n"
-    )
+    proto = """syntax = "proto3";
+package enc;
+import "google/protobuf/timestamp.proto";
+import "google/protobuf/duration.proto";
+import "google/protobuf/wrappers.proto";
+message Ping {
+  enum Kind { A = 0; B = 1; }
+  string id = 1;
+  Kind kind = 2;
+  google.protobuf.Timestamp at = 3;
+  repeated int64 xs = 4;
+  google.protobuf.Int32Value w = 5;
+  google.protobuf.Duration d = 6;
+  map<string, Sub> subs = 7;
+  oneof pick { string a = 8; int32 b = 9; }
+}
+message Sub { int32 n = 1; }
+"""
     subject = _subject("enc-ping")
     url = spark_registry.url
     at = dt.datetime(1969, 12, 31, 23, 59, 59, 500000)
@@ -618,7 +657,26 @@ def test_protobuf_schema_text_and_errors(spark, spark_registry) -> None:  # type
     assert value["at"] == {"seconds": -1, "nanos": 500_000_000}
     frames = spark.createDataFrame([(data,)], "value binary")
     back = frames.select(from_confluent_protobuf("value", url, subject=subject).alias("v"))
-    assert back.first().v == df.first()  # and back through from_confluent_protobuf
+    decoded = back.first().v.asDict()  # and back through from_confluent_protobuf
+    assert {k: decoded[k] for k in df.columns} == df.first().asDict()
+    more = spark.createDataFrame(
+        [("q", 7, dt.timedelta(seconds=-90, microseconds=5), {"k": (3,)})],
+        "id string, w int, d interval day to second, subs map<string, struct<n: int>>",
+    )
+    data = more.select(
+        to_confluent_protobuf(F.struct("*"), url, subject=subject, dataframe=more)
+    ).first()[0]
+    value = ProtobufDeserializer(None, schema_registry_client=_client(spark_registry))(data, None)
+    assert value["w"] == {"value": 7} and value["subs"] == {"k": {"n": 3}}
+    assert value["d"] == {"seconds": -89, "nanos": -999_995_000}  # one sign, as Duration wants
+    both = more.select(
+        to_confluent_protobuf(
+            F.struct("id", F.lit("x").alias("a"), F.lit(1).alias("b")), url, subject=subject,
+            dataframe=more,
+        )
+    )  # fmt: skip
+    with pytest.raises(Exception, match=r"oneof pick of enc\.Ping has several fields set"):
+        both.collect()
 
     def call(col: Any, **kwargs: Any) -> Any:
         return to_confluent_protobuf(col, url, subject=subject, dataframe=df, **kwargs)
