@@ -43,7 +43,7 @@ TAG = "localhost/pyschemaregistry:test"
 MAX_IMAGE_MB = 400
 
 # the cold build (debootstrap and every PyPI download) takes longer than the default 300 s
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.timeout(1500)
 
 # paths (in any layer of the final image) that would mean build tools, caches or sources shipped
 FORBIDDEN = [
@@ -111,7 +111,7 @@ class Container:
 @pytest.fixture(scope="module")
 def image() -> str:
     started = time.monotonic()
-    result = script("build", TAG, timeout=1500)
+    result = script("build", TAG, timeout=1400)
     assert result.returncode == 0, (
         f"build failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
     )
