@@ -12,8 +12,10 @@ official image) instead of pulled; build steps see the host's CA bundle through 
 bind mount (this machine's egress is a TLS-inspecting proxy); podman cannot schedule
 healthchecks without systemd, so the test runs them; ulimits are capped at the caller's.
 
-Cold (no .cache/container): about 3 minutes (debootstrap ~30-60 s, build ~2 min). Warm:
-about 40 s, most of it the cached build and saving the image to inspect its layers.
+Measured on a 2-core machine: cold (after ``scripts/container reset``) the build takes ~3 min
+when the machine is quiet (debootstrap 25-60 s, build 2 min, mostly PyPI downloads) and 5-7 min
+under a load average of 10; warm the whole module takes ~35-45 s (cached build ~12-25 s,
+saving the 311 MB image to read its layers ~5 s, the containers ~15 s).
 """
 
 from __future__ import annotations
