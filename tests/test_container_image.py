@@ -14,8 +14,9 @@ healthchecks without systemd, so the test runs them; ulimits are capped at the c
 
 Measured on a 2-core machine: cold (after ``scripts/container reset``) the build takes ~3 min
 when the machine is quiet (debootstrap 25-60 s, build 2 min, mostly PyPI downloads) and 5-7 min
-under a load average of 10; warm the whole module takes ~35-45 s (cached build ~12-25 s,
-saving the 311 MB image to read its layers ~5 s, the containers ~15 s).
+under a load average of 10. Warm, the module takes ~35-45 s with unchanged sources (cached
+build ~12-25 s, saving the 311 MB image to read its layers ~5 s, the containers ~15 s) and
+~60-90 s after a source change (the project's install step and the runtime stage rerun).
 """
 
 from __future__ import annotations
