@@ -240,7 +240,18 @@ def _native_column(
         [T.StructField("v", T.ArrayType(value_type)), T.StructField(_CORRUPT, T.StringType())]
     )
     parsed = F.from_json(text, wrapped, _FROM_JSON_OPTIONS)
-    ok = F.coalesce(known & parsed[_CORRUPT].isNull() & (F.size(parsed["v"]) == 1), F.lit(False))
+    # array_min over an array rather than AND: every child of an array is always evaluated, so
+    # Spark's subexpression elimination sees from_json twice and parses each payload once
+    ok = F.coalesce(
+        F.array_min(
+            F.array(
+                F.coalesce(F.size(parsed["v"]) == 1, F.lit(False)),
+                parsed[_CORRUPT].isNull(),
+                known,
+            )
+        ),
+        F.lit(False),
+    )
     decoded = parsed["v"].getItem(0)
     fallback = python(F.when(~ok, column))
     if error_field is None:
