@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import pyarrow as pa
@@ -444,6 +445,46 @@ def _raw_arrow(data_type: pa.DataType) -> pa.DataType:
     return data_type
 
 
+def arrow_to_pylist(array: pa.Array) -> list[Any]:
+    """``array.to_pylist()``, built column by column (several times faster for structs).
+
+    pyarrow makes a scalar object per nested value; here every leaf column is converted in one
+    call and the rows are zipped together: structs as dicts, lists as lists, maps as lists of
+    ``(key, value)`` pairs, nulls as None, exactly as ``to_pylist`` gives them.
+    """
+    kind = array.type
+    if pa.types.is_struct(kind):
+        names = [f.name for f in kind]
+        children = [arrow_to_pylist(child) for child in array.flatten()]
+        rows: list[Any] = [
+            dict(zip(names, values, strict=True)) for values in zip(*children, strict=True)
+        ]
+        if not names:
+            rows = [{} for _ in range(len(array))]
+    elif pa.types.is_map(kind):
+        offsets = array.offsets.to_pylist()
+        base = offsets[0]
+        size = offsets[-1] - base
+        keys = arrow_to_pylist(array.keys.slice(base, size))  # .keys/.items are not sliced
+        items = arrow_to_pylist(array.items.slice(base, size))
+        rows = [
+            list(zip(keys[a - base : b - base], items[a - base : b - base], strict=True))
+            for a, b in pairwise(offsets)
+        ]
+    elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        values = arrow_to_pylist(array.flatten())
+        offsets = array.offsets.to_pylist()
+        base = offsets[0]
+        rows = [values[a - base : b - base] for a, b in pairwise(offsets)]
+    else:
+        return array.to_pylist()
+    if array.null_count:
+        for i, valid in enumerate(array.is_valid().to_pylist()):
+            if not valid:
+                rows[i] = None
+    return rows
+
+
 Fixer = Callable[[Any], Any]
 
 
@@ -557,7 +598,7 @@ class AvroBatchEncoder:
         if column.null_count == len(column):
             return pa.nulls(len(column), pa.binary())
         raw = _raw_arrow(column.type)
-        values = (column.cast(raw) if raw != column.type else column).to_pylist()
+        values = arrow_to_pylist(column.cast(raw) if raw != column.type else column)
         prefix = self.prefix
         out: list[bytes | None] = []
         if self.raw_bytes:

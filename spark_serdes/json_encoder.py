@@ -38,6 +38,7 @@ from serdes.errors import SerializationError
 from serdes.json_schema import compile_json_schema
 from serdes.schema import Schema, SchemaReference
 from spark_serdes._registry import client_for
+from spark_serdes.avro_encoder import arrow_to_pylist
 
 __all__ = ["JsonBatchEncoder", "check_json_type", "json_column"]
 
@@ -155,7 +156,7 @@ class JsonBatchEncoder:
     def encode(self, column: pa.Array) -> pa.Array:
         if column.null_count == len(column):
             return pa.nulls(len(column), pa.binary())
-        values = column.to_pylist()
+        values = arrow_to_pylist(column)
         fix, compiled, prefix = self.fix, self.compiled, self.prefix
         out: list[bytes | None] = []
         for value in values:

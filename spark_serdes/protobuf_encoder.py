@@ -10,7 +10,9 @@ constructor (nested messages and map values as dicts, enums by name or number, r
 as lists), after converting what Spark's representation differs in: timestamps (Arrow
 microseconds) to ``google.protobuf.Timestamp``, day-time intervals to ``Duration``, plain values
 to wrapper messages (``Int32Value``...), maps from Arrow's key/value pairs. A null field leaves
-the Protobuf field unset. ``SerializeToString()`` as ``serdes.protobuf.ProtobufSerializer``.
+the Protobuf field unset. Serialized deterministically (map entries by key), so equal rows give
+equal bytes; ``serdes.protobuf.ProtobufSerializer`` does not sort map entries, so its bytes are
+equal to these when every map has at most one entry.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pyspark.sql import types as T
 from serdes import wire
 from serdes.errors import SerializationError
 from serdes.protobuf import ProtobufDeserializer, _add_builtin, _is_builtin, message_index_path
-from spark_serdes.avro_encoder import _raw_arrow
+from spark_serdes.avro_encoder import _raw_arrow, arrow_to_pylist
 
 __all__ = ["ProtobufBatchEncoder", "protobuf_column"]
 
@@ -306,7 +308,7 @@ class ProtobufBatchEncoder:
         if column.null_count == len(column):
             return pa.nulls(len(column), pa.binary())
         raw = _raw_arrow(column.type)
-        values = (column.cast(raw) if raw != column.type else column).to_pylist()
+        values = arrow_to_pylist(column.cast(raw) if raw != column.type else column)
         cls, fix, prefix = self.cls, self.fix, self.prefix
         out: list[bytes | None] = []
         for value in values:
@@ -316,7 +318,7 @@ class ProtobufBatchEncoder:
             try:
                 if fix is not None:
                     value = fix(value)
-                body = cls(**value).SerializeToString()
+                body = cls(**value).SerializeToString(deterministic=True)
             except Exception as exc:
                 raise SerializationError(
                     f"{self.label}: record does not encode as {self.message}: "

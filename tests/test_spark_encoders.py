@@ -574,7 +574,8 @@ ORDER_DDL = (
 def _order_row(i: int) -> tuple:
     created = dt.datetime(2026, 1, 1) + dt.timedelta(seconds=i, microseconds=7 * i)
     return (
-        2**40 + i, f"cüstomer {i}", ["a", "b"][: i % 3], {"x": -i, "a": i}, {"street": f"{i} Main",
+        2**40 + i, f"cüstomer {i}", ["a", "b"][: i % 3], {"x": -i, "a": i} if i % 2 else {"x": -i},
+        {"street": f"{i} Main",
         "zip": 1000 + i}, created, ["NEW", "PAID"][i % 2], i * 1.5, i % 2 == 0, b"\x00\xff" * i,
         "4242" if i % 2 else None, None if i % 2 else i, [{"sku": "sku-1", "qty": i}], -i,
     )  # fmt: skip
@@ -612,7 +613,13 @@ def test_protobuf_bytes_equal_serdes_with_index_paths(spark, spark_registry, ord
     ).collect()
     got = [r[1] for r in sorted(out, key=lambda r: r.k)]
     assert got[8] is None  # the tombstone
-    assert got[:8] == expected
+    # deterministic serialization (map entries by key); serdes does not sort map entries, so
+    # its bytes are the same when a map has at most one entry (the even rows)
+    assert got[:8] == [
+        e[:6] + o.SerializeToString(deterministic=True)
+        for e, o in zip(expected, orders, strict=True)
+    ]
+    assert got[:8:2] == expected[::2]
     reader = ProtobufDeserializer(order_classes["Order"], schema_registry_client=client)
     assert [reader(b, ctx) for b in got[:8]] == orders
     lines = spark.createDataFrame([("s", 2)], "sku string, qty int")
@@ -700,3 +707,34 @@ message Sub { int32 n = 1; }
     by_number = df.select(F.struct("id", F.lit(1).alias("kind")).alias("s"))
     encoded = to_confluent_protobuf("s", url, subject=subject, dataframe=by_number)
     assert by_number.select(encoded).first()[0][6:] == b"\n\x01p\x10\x01"  # id "p", kind B
+
+
+def test_arrow_rows_built_column_by_column_equal_to_pylist() -> None:
+    """The Python engines' batch -> rows conversion: nulls at every level, maps, slices."""
+    import pyarrow as pa
+
+    from spark_serdes.avro_encoder import arrow_to_pylist
+
+    kind = pa.struct([
+        ("a", pa.list_(pa.struct([
+            ("x", pa.int32()), ("m", pa.map_(pa.string(), pa.list_(pa.int64()))),
+        ]))),
+        ("b", pa.string()),
+        ("e", pa.struct([])),
+    ])  # fmt: skip
+    values: list[Any] = []
+    for n in range(300):
+        items = [
+            None if k % 3 == 2 else {
+                "x": None if k % 2 else k,
+                "m": None if k % 4 == 3 else
+                [(f"k{j}", None if j % 2 else [j, None]) for j in range(k % 3)],
+            }
+            for k in range(n % 6)
+        ]  # fmt: skip
+        row = {"a": None if n % 5 == 0 else items, "b": None if n % 2 else str(n), "e": {}}
+        values.append(None if n % 7 == 0 else row)
+    array = pa.array(values, kind)
+    for part in (array, array.slice(13, 200), array.slice(299, 1), array.slice(0, 0)):
+        assert arrow_to_pylist(part) == part.to_pylist()
+    assert arrow_to_pylist(array) == values
