@@ -30,7 +30,7 @@ Engines (``options={"engine": "auto" | "native" | "python"}``):
   ``serdes.avro.AvroSerializer`` gives (see the README for the two documented exceptions).
 * Protobuf: python only (spark-protobuf is not used): an Arrow UDF building messages by field
   name (enums from names, ``google.protobuf.Timestamp`` from timestamps, maps, repeated,
-  nested messages), serialized as ``serdes.protobuf.ProtobufSerializer`` does.
+  nested messages), serialized deterministically (map entries by key).
 * JSON: **native** is Spark's ``to_json`` (nulls kept as ``null``); **python** an Arrow UDF
   writing with orjson as ``serdes.json_schema.JSONSerializer`` does. ``validate`` (default
   ``true``, as Confluent's serializer) checks every record against the schema and needs the
