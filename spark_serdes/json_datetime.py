@@ -44,6 +44,12 @@ _SHORT_IDS = {
 _OFFSET = re.compile(
     r"(?P<sign>[+-])(?:(?P<h>\d{1,2})|(?P<hm>\d\d:?\d\d)|(?P<hms>\d\d:\d\d:\d\d|\d{6}))"
 )
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_ISO_TIMESTAMP = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?"
+    r"(?:Z|[+-](?:(?:0[0-9]|1[0-7]):[0-5][0-9]|18:00))?"
+)
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
 _WHITESPACE = "".join(chr(c) for c in range(33)) + "\x7f"
 
 
@@ -64,6 +70,11 @@ def _days_from_civil(year: int, month: int, day: int) -> int | None:
 
 def string_to_days(text: str) -> int | None:
     """Days since 1970-01-01 of a date string, as Spark's cast to date."""
+    if _ISO_DATE.fullmatch(text):  # the common yyyy-mm-dd, by the C parser
+        try:
+            return dt.date.fromisoformat(text).toordinal() - _EPOCH_ORDINAL
+        except ValueError:
+            pass  # an invalid day, or year 0: the general parser decides
     s = text.strip(_WHITESPACE)
     if not s:
         return None
@@ -145,6 +156,22 @@ def _offset(text: str) -> dt.tzinfo | None:
 
 def string_to_micros(text: str, session_zone: dt.tzinfo) -> int | None:
     """Microseconds since the epoch of a timestamp string, as Spark's cast to timestamp."""
+    if _ISO_TIMESTAMP.fullmatch(text):  # the common RFC 3339 shapes, by the C parser
+        try:
+            parsed = dt.datetime.fromisoformat(text)
+        except ValueError:
+            parsed = None
+        if parsed is not None:
+            local = (
+                (parsed.toordinal() - _EPOCH_ORDINAL) * _US_PER_DAY
+                + ((parsed.hour * 60 + parsed.minute) * 60 + parsed.second) * 1_000_000
+                + parsed.microsecond
+            )
+            offset = parsed.utcoffset()
+            if offset is None:
+                found = _utc_offset_us(session_zone, local)
+                return None if found is None else local - found
+            return local - (offset.days * 86_400 + offset.seconds) * 1_000_000
     s = text.strip(_WHITESPACE)
     if not s:
         return None

@@ -44,6 +44,15 @@ _ESCAPE = re.compile(r'[\x00-\x1f"\\]')
 _SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 
+# JSON values (by class) that a field of a Spark type takes unchanged
+_NONE = frozenset({type(None)})
+_AS_IS: dict[type, frozenset[type]] = {
+    T.StringType: frozenset({str, type(None)}),
+    T.BooleanType: frozenset({bool, type(None)}),
+    T.DoubleType: frozenset({float, type(None)}),
+}
+
+
 class DecodeFailure(SerializationError):
     """One record that cannot be decoded: says which schema id and why."""
 
@@ -222,7 +231,10 @@ def spark_converter(data_type: T.DataType, zone: dt.tzinfo) -> Callable[[Any], A
 
         return to_map
     if isinstance(data_type, T.StructType):
-        fields = [(f.name, spark_converter(f.dataType, zone)) for f in data_type.fields]
+        fields = [
+            (f.name, spark_converter(f.dataType, zone), _AS_IS.get(type(f.dataType), _NONE))
+            for f in data_type.fields
+        ]
 
         def to_struct(v: Any) -> Any:
             if v is None:
@@ -231,9 +243,13 @@ def spark_converter(data_type: T.DataType, zone: dt.tzinfo) -> Callable[[Any], A
                 raise _Mismatch("an object", v)
             out = {}
             get = v.get
-            for name, convert in fields:
+            for name, convert, as_is in fields:
+                item = get(name)
+                if item.__class__ in as_is:  # already the value (saves a call per field)
+                    out[name] = item
+                    continue
                 try:
-                    out[name] = convert(get(name))
+                    out[name] = convert(item)
                 except _Mismatch as exc:
                     exc.path.append(name)
                     raise

@@ -20,11 +20,13 @@ Options (``options={...}``, string values as Spark's):
 * ``engine`` ``auto`` (default), ``native`` or ``python``:
 
   - **native** (``auto`` without validation): Spark's built-in ``from_json`` (no jar) on the
-    payload after the 5-byte frame. Only rows whose frame names one of the subject's JSON
-    schema ids, and which ``from_json`` reads without error, take this path; every other row
-    (unknown ids, malformed frames, malformed records) goes to the Python engine, which fails
-    or answers it with the schema id and the reason. With ``schema`` and no ``subject`` no id
-    is known and every row goes to the Python engine.
+    payload after the 5-byte frame, for rows whose frame names one of the subject's JSON
+    schema ids; every other row (ids the subject did not have when the function was called,
+    malformed frames) goes to the Python engine. A record of a known id that ``from_json``
+    cannot read into the type fails (or is null) with its schema id and a general reason;
+    ``engine: "python"`` gives the exact one (the JSON path of the value, the parser's
+    message), at the cost of a second parse per record if it were done here. With ``schema``
+    and no ``subject`` no id is known and every row goes to the Python engine.
   - **python** (``auto`` with validation): a vectorised Arrow UDF (``arrow_udf``) parsing with
     orjson in the Python workers and converting with ``from_json``'s rules (see
     :mod:`spark_serdes.json_decoder`); writer schemas of ids the driver did not know are
@@ -150,7 +152,7 @@ def from_confluent_json(
     python = _python_udf(spec, result_type)
     if validate or engine == "python" or not writers:
         return python(column)
-    return _native_column(column, sorted(writers), value_type, python, error_field)
+    return _native_column(column, sorted(writers), value_type, python, mode, error_field)
 
 
 def _flag(value: Any) -> bool:
@@ -223,13 +225,15 @@ def _native_column(
     schema_ids: list[int],
     value_type: T.DataType,
     python: Any,
+    mode: str,
     error_field: str | None,
 ) -> Column:
-    """Spark's from_json for rows of the subject's ids it reads cleanly, else the Python engine.
+    """Spark's from_json for the subject's ids, the Python engine for every other row.
 
     The payload is read as ``{"v":[<payload>]}`` with a corrupt-record column: a record that
     does not fit the type sets that column (Spark would otherwise keep a partial result), and
-    a payload that is several comma-separated values gives an array of more than one.
+    a payload that is several comma-separated values gives an array of more than one. Such a
+    record fails (FAILFAST) or is null (PERMISSIVE) with a reason naming its schema id.
     """
     frames = [b"\x00" + schema_id.to_bytes(4, "big") for schema_id in schema_ids]
     known = F.substring(column, 1, 5).isin(*frames)
@@ -241,7 +245,8 @@ def _native_column(
     )
     parsed = F.from_json(text, wrapped, _FROM_JSON_OPTIONS)
     # array_min over an array rather than AND: every child of an array is always evaluated, so
-    # Spark's subexpression elimination sees from_json twice and parses each payload once
+    # Spark's subexpression elimination sees from_json twice and parses each payload once (the
+    # branches below reuse it); the Python engine's input depends on the frame bytes only.
     ok = F.coalesce(
         F.array_min(
             F.array(
@@ -253,9 +258,21 @@ def _native_column(
         F.lit(False),
     )
     decoded = parsed["v"].getItem(0)
-    fallback = python(F.when(~ok, column))
+    fallback = python(F.when(~known, column))
+    reason = F.concat(
+        F.lit("schema id "),
+        F.conv(F.hex(F.substring(column, 2, 4)), 16, 10),
+        F.lit(
+            ": payload is not JSON of the reader type "
+            f"{value_type.simpleString()[:200]} as Spark's from_json reads it "
+            "(engine python says where)"
+        ),
+    )
     if error_field is None:
-        return F.when(ok, decoded).otherwise(fallback)
-    value = F.when(ok, decoded).otherwise(fallback["value"])
-    error = F.when(ok, F.lit(None).cast("string")).otherwise(fallback[error_field])
+        bad = F.raise_error(reason) if mode == "FAILFAST" else F.lit(None)
+        return F.when(ok, decoded).when(known, bad).otherwise(fallback)
+    value = F.when(ok, decoded).when(known, F.lit(None)).otherwise(fallback["value"])
+    error = (
+        F.when(ok, F.lit(None).cast("string")).when(known, reason).otherwise(fallback[error_field])
+    )
     return F.struct(value.alias("value"), error.alias(error_field))
