@@ -738,3 +738,28 @@ def test_arrow_rows_built_column_by_column_equal_to_pylist() -> None:
     for part in (array, array.slice(13, 200), array.slice(299, 1), array.slice(0, 0)):
         assert arrow_to_pylist(part) == part.to_pylist()
     assert arrow_to_pylist(array) == values
+
+
+def test_avro_python_engine_without_fastavro_internals_writes_the_same() -> None:
+    """The public schemaless_writer path (used when fastavro's write_data probe fails)."""
+    import pyarrow as pa
+
+    from spark_serdes.avro_encoder import AvroBatchEncoder
+
+    schema = {
+        "type": "record", "name": "W", "namespace": "enc",
+        "fields": [
+            {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+            {"name": "m", "type": {"type": "map", "values": ["null", "long"]}},
+        ],
+    }  # fmt: skip
+    kind = pa.struct(
+        [("at", pa.timestamp("us", tz="UTC")), ("m", pa.map_(pa.string(), pa.int64()))]
+    )
+    at = dt.datetime(1969, 12, 31, 23, 59, 59, 999500, tzinfo=dt.UTC)  # floor: -1 ms
+    batch = pa.array([{"at": at, "m": [("a", 1), ("b", None)]}, None], kind)
+    fast = AvroBatchEncoder(json.dumps(schema), 7, "test")
+    public = AvroBatchEncoder(json.dumps(schema), 7, "test")
+    public.write_data = None
+    expected = b"\x00\x00\x00\x00\x07" + b"\x01" + b"\x04\x02a\x02\x02\x02b\x00\x00"
+    assert fast.encode(batch).to_pylist() == public.encode(batch).to_pylist() == [expected, None]
