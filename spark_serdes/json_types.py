@@ -69,7 +69,7 @@ def json_schema_to_spark(schema: Any, references: Mapping[str, Any] | None = Non
     ``references`` maps the names a ``$ref`` may use for other subjects' schemas (the schema
     references' ``name``) to those parsed documents.
     """
-    return _Mapper(schema, dict(references or {})).map(schema, schema, ())[0]
+    return _Mapper(dict(references or {})).map(schema, schema, ())[0]
 
 
 def resolve_pointer(document: Any, pointer: str, ref: str) -> Any:
@@ -93,8 +93,7 @@ def _step(node: Any, key: str, ref: str) -> Any:
 
 
 class _Mapper:
-    def __init__(self, root: Any, references: dict[str, Any]) -> None:
-        self.root = root
+    def __init__(self, references: dict[str, Any]) -> None:
         self.references = references
 
     def map(
