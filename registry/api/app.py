@@ -103,8 +103,8 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     from registry.api import metrics
     from registry.auth import middleware as auth
 
-    auth.install(app, registry)
-    metrics.install(app, registry)
+    authenticator = auth.install(app, registry)
+    metrics.install(app, registry, authenticator.counts if authenticator else None)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

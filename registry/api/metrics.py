@@ -27,7 +27,7 @@ from prometheus_client import (
     Histogram,
     disable_created_metrics,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
 
@@ -87,12 +87,37 @@ class StateCollector(Collector):
         )
 
 
+class AuthCollector(Collector):
+    """Authentication's costs: scrypt computations, lock-outs, refusals while locked out."""
+
+    def __init__(self, counts: Any) -> None:
+        self.counts = counts
+
+    def collect(self) -> Iterator[Metric]:
+        c = self.counts
+        yield CounterMetricFamily(
+            "schema_registry_auth_password_hashes",
+            "HTTP Basic password hashes computed (unknown users hash a decoy)",
+            value=c.password_hashes,
+        )
+        yield CounterMetricFamily(
+            "schema_registry_auth_lockouts",
+            "(user, client address) pairs locked out after repeated failed Basic attempts",
+            value=c.lockouts,
+        )
+        yield CounterMetricFamily(
+            "schema_registry_auth_locked_out_refusals",
+            "Basic attempts refused with 429 while locked out (no hash computed)",
+            value=c.locked_out_refusals,
+        )
+
+
 def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, doc, value=value)
 
 
 class Metrics:
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, auth_counts: Any = None) -> None:
         self.prometheus = CollectorRegistry(auto_describe=False)
         self.requests = Counter(
             "schema_registry_http_requests",
@@ -108,6 +133,8 @@ class Metrics:
             registry=self.prometheus,
         )
         self.prometheus.register(StateCollector(registry))
+        if auth_counts is not None:
+            self.prometheus.register(AuthCollector(auth_counts))
 
     def exposition(self) -> bytes:
         return generate_latest(self.prometheus)
@@ -186,9 +213,10 @@ async def _plain(send: Any, status: int, body: bytes, media: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def install(app: Any, registry: Registry) -> Metrics:
-    """Add the middleware last (outermost): it sees every request and every answer."""
+def install(app: Any, registry: Registry, auth_counts: Any = None) -> Metrics:
+    """Add the middleware last (outermost): it sees every request and every answer.
+    ``auth_counts``: the authenticator's :class:`registry.auth.middleware.AuthCounts`."""
     disable_created_metrics()  # no *_created series: they double the output for nothing
-    metrics = Metrics(registry)
+    metrics = Metrics(registry, auth_counts)
     app.add_middleware(ObservabilityMiddleware, registry=registry, metrics=metrics)
     return metrics

@@ -69,6 +69,18 @@ class AuthFailure(Exception):
         self.retry_after = retry_after
 
 
+@dataclass
+class AuthCounts:
+    """What authentication has cost so far (exported on ``/metrics``)."""
+
+    #: scrypt computations (known users, and the decoy for unknown ones)
+    password_hashes: int = 0
+    #: (user, address) pairs locked out
+    lockouts: int = 0
+    #: attempts refused with 429 while locked out, without hashing
+    locked_out_refusals: int = 0
+
+
 class Authenticator:
     """Who sent a request: HTTP Basic against the users file, or a JWT bearer token."""
 
@@ -100,6 +112,7 @@ class Authenticator:
         # failed Basic attempts per (user, address), and a bound on scrypt computations at once
         self.throttle = Throttle.from_settings(settings)
         self._hashing = hash_gate(settings)
+        self.counts = AuthCounts()
 
         #: a request without credentials may be its verified client certificate's common name
         self.certificates = settings.auth_client_cert_principal
@@ -183,12 +196,14 @@ class Authenticator:
         async with self._hashing:
             # attempts that waited for the gate while the pair got locked out hash nothing
             self._refuse_locked_out(name, address)
+            self.counts.password_hashes += 1
             ok = await asyncio.to_thread(
                 passwords.verify_password, password, encoded or self._decoy
             )
         if not ok or encoded is None:
             locked = self.throttle.failed(name, address)
             if locked:
+                self.counts.lockouts += 1
                 log.warning(
                     "HTTP Basic user %r from %s locked out for %.0f s after %d failed attempts",
                     name,
@@ -206,6 +221,7 @@ class Authenticator:
     def _refuse_locked_out(self, name: str, address: str) -> None:
         wait = self.throttle.retry_after(name, address)
         if wait:
+            self.counts.locked_out_refusals += 1
             raise AuthFailure(
                 f"Too many failed authentication attempts: retry after {wait} seconds",
                 retry_after=wait,
