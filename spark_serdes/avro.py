@@ -19,11 +19,11 @@ from typing import Any
 import pyarrow as pa
 from fastavro import parse_schema, schemaless_reader
 
-from serdes import wire
 from serdes._serde import fetch_writer_schema
 from serdes.avro import parse_avro_schema
 from serdes.errors import SchemaRegistryError, SerializationError
 from serdes.schema import Schema
+from spark_serdes._frames import DecodeFailure, read_id_frame
 from spark_serdes._registry import client_for
 
 __all__ = ["AvroBatchDecoder", "inline_schema", "raw_arrow_type", "strip_logical_types"]
@@ -434,10 +434,6 @@ class _Writer:
         self.label = label
 
 
-class DecodeFailure(SerializationError):
-    """One record that cannot be decoded: says which schema id and why."""
-
-
 class AvroBatchDecoder:
     """Framed Avro values of one column -> an Arrow array of the reader schema's Spark type.
 
@@ -470,13 +466,7 @@ class AvroBatchDecoder:
         self.by_frame: dict[bytes, _Writer] = {}
 
     def _writer(self, frame: bytes, data: bytes) -> _Writer:
-        parsed = wire.read_frame(data)
-        if parsed.schema_id is None:
-            raise DecodeFailure(
-                f"schema GUID {parsed.guid} in the payload: only schema ids (magic byte 0) "
-                "are supported in the value"
-            )
-        schema_id = parsed.schema_id
+        _, schema_id = read_id_frame(data)
         label = f"schema id {schema_id}"
         text = self.known.get(schema_id)
         if text is None:

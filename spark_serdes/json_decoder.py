@@ -28,11 +28,11 @@ import orjson
 import pyarrow as pa
 from pyspark.sql import types as T
 
-from serdes import wire
 from serdes._serde import fetch_writer_schema
 from serdes.errors import SerializationError, UnknownSchemaError
 from serdes.json_schema import compile_json_schema
 from serdes.schema import Schema
+from spark_serdes._frames import DecodeFailure, read_id_frame
 from spark_serdes._registry import client_for
 from spark_serdes.avro import conform
 from spark_serdes.json_datetime import parse_zone, string_to_days, string_to_micros
@@ -51,10 +51,6 @@ _AS_IS: dict[type, frozenset[type]] = {
     T.BooleanType: frozenset({bool, type(None)}),
     T.DoubleType: frozenset({float, type(None)}),
 }
-
-
-class DecodeFailure(SerializationError):
-    """One record that cannot be decoded: says which schema id and why."""
 
 
 class _Mismatch(Exception):
@@ -321,13 +317,7 @@ class JsonBatchDecoder:
         self.by_frame: dict[bytes, _Writer | str] = {}
 
     def _writer(self, frame: bytes, data: bytes) -> _Writer:
-        parsed = wire.read_frame(data)
-        if parsed.schema_id is None:
-            raise DecodeFailure(
-                f"schema GUID {parsed.guid} in the payload: only schema ids (magic byte 0) "
-                "are supported in the value"
-            )
-        schema_id = parsed.schema_id
+        _, schema_id = read_id_frame(data)
         label = f"schema id {schema_id}"
         known = self.known.get(schema_id)
         client = client_for(self.conf)

@@ -29,12 +29,12 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from google.protobuf.unknown_fields import UnknownFieldSet
 
-from serdes import wire
 from serdes.errors import SchemaRegistryError, SerializationError
 from serdes.protobuf import _add_builtin, _file_proto, _is_builtin
 from serdes.schema import Schema
+from spark_serdes._frames import DecodeFailure, read_id_frame
 from spark_serdes._registry import client_for, conf_key
-from spark_serdes.avro import DecodeFailure, conform
+from spark_serdes.avro import conform
 from spark_serdes.protobuf_types import field_kind, struct_field
 
 __all__ = [
@@ -374,13 +374,7 @@ class ProtobufBatchDecoder:
         self.frames: dict[bytes, _Frame] = {}
 
     def _frame(self, data: bytes) -> _Frame:
-        parsed = wire.read_frame(data, with_indexes=True)
-        if parsed.schema_id is None:
-            raise DecodeFailure(
-                f"schema GUID {parsed.guid} in the payload: only schema ids (magic byte 0) "
-                "are supported in the value"
-            )
-        schema_id = parsed.schema_id
+        parsed, schema_id = read_id_frame(data, with_indexes=True)
         label = f"schema id {schema_id}"
         paths = self.writers.get(schema_id)
         if paths is None:
