@@ -3,6 +3,8 @@
     python bench/spark_bench.py                 # 1,000,000 records, local[2], our server on SQLite
     python bench/spark_bench.py --rows 200000 --rounds 2
     python bench/spark_bench.py --format avro-encode --rows 200000 --rounds 2   # encoders
+    python bench/spark_bench.py --format protobuf --rows 200000 --rounds 2
+    python bench/spark_bench.py --format json --rows 200000 --rounds 2          # 200,000 default
 
 Paths, each reading the same Parquet file of framed records (0x00, 4-byte id, Avro binary of a
 15-field record) and writing every decoded column to Spark's ``noop`` sink:
@@ -16,25 +18,38 @@ Paths, each reading the same Parquet file of framed records (0x00, 4-byte id, Av
 ``--format protobuf`` measures ``from_confluent_protobuf`` (Arrow UDF) against a row-at-a-time
 UDF (``FromString`` and the same compiled converter per record) on the same 15 fields as Protobuf.
 
-Results (ratios) go in docs/benchmarks.md, section "Spark". Needs scripts/spark-jars (Maven).
+``--format json`` decodes Confluent-framed JSON (UTF-8 JSON of a 13-field order written by
+Spark's ``to_json``), five ways:
+
+* ``row UDF``: a row-at-a-time (pickled) Python UDF: orjson, then ``date``/``datetime`` objects;
+* ``from_json``: Spark's own ``from_json`` on the payload after the 5-byte header with the
+  mapped schema (no id check): the JVM ceiling;
+* ``ours native``: ``from_confluent_json`` (id check, from_json, malformed rows to Python);
+* ``ours python``: ``from_confluent_json(options={"engine": "python"})`` (Arrow UDF, orjson);
+* ``ours python+validate``: the same with ``validate: "true"`` (jsonschema-rs per record).
+
+Results (ratios) go in docs/benchmarks.md, sections "Spark" and "Spark: JSON Schema". Avro needs
+scripts/spark-jars (Maven).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import io
 import json
-import os
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._spark_common import (
+    bench_run,
+    check_same_decoded,
+    decoded,
+    print_table,
+    time_paths,
+)
 
 SCHEMA = {
     "type": "record",
@@ -71,34 +86,6 @@ SCHEMA = {
         },
     ],
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
-    import urllib3
-
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = (tmp / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "registry.cli", "serve", "--port", str(port),
-         "--store", f"sqlite:///{tmp / 'bench.db'}"],
-        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
-    )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if urllib3.request("GET", url + "/", timeout=1, retries=False).status == 200:
-                return proc, url
-        except urllib3.exceptions.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("server did not start: " + (tmp / "server.log").read_text())
 
 
 def make_input(spark, path: str, rows: int, schema_id: int) -> None:  # type: ignore[no-untyped-def]
@@ -152,48 +139,19 @@ def row_udf_column(col):  # type: ignore[no-untyped-def]
     return F.udf(decode, spark_type, useArrow=False)(col)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--rounds", type=int, default=1, help="runs per path; best is shown")
-    parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--format", choices=("avro", "protobuf", "avro-encode"), default="avro")
-    args = parser.parse_args()
-    if args.format == "protobuf":
-        protobuf_main(args)
-        return
-    if args.format == "avro-encode":
-        encode_main(args)
-        return
-
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    jars = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "spark-jars"), sys.executable],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
-    from pyspark.sql import SparkSession
+def avro_main(args: argparse.Namespace) -> None:
+    """from_confluent_avro (both engines) vs a row UDF and plain from_avro, same 15 fields."""
     from pyspark.sql import functions as F
     from pyspark.sql.avro.functions import from_avro
 
     from serdes import Schema, SchemaRegistryClient
     from spark_serdes import from_confluent_avro
 
-    tmp = Path(tempfile.mkdtemp(prefix="spark-bench-"))
-    proc, url = start_server(tmp)
-    spark = (
-        SparkSession.builder.master(args.master)
-        .config("spark.jars", jars)
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "2g")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    try:
+    with bench_run(args.master, jars=True) as run:
+        spark, url = run.spark, run.url
         with SchemaRegistryClient({"url": url}) as client:
             schema_id = client.register_schema("orders-value", Schema(json.dumps(SCHEMA), "AVRO"))
-        data = str(tmp / "framed.parquet")
+        data = str(run.tmp / "framed.parquet")
         make_input(spark, data, args.rows, schema_id)
         source = spark.read.parquet(data)
         paths = {
@@ -209,37 +167,13 @@ def main() -> None:
             ),
         }
         # the same decoded rows on every path (a sample), before timing
-        sample = source.limit(2000)
-        reference = None
-        for name, make in paths.items():
-            rows = sorted(sample.select(make().alias("v")).select("v.*").collect())
-            if reference is None:
-                reference = rows
-            elif rows != reference:
-                raise SystemExit(f"{name} decodes differently from the row UDF")
-        results: dict[str, float] = {}
-        for _ in range(args.rounds):
-            for name, make in paths.items():
-                query = source.select(make().alias("v")).select("v.*")
-                begun = time.perf_counter()
-                query.write.format("noop").mode("overwrite").save()
-                rate = args.rows / (time.perf_counter() - begun)
-                results[name] = max(results.get(name, 0.0), rate)
-                print(f"{name:32s} {rate:12,.0f} rows/s", flush=True)
-        udf = results["row UDF (fastavro)"]
-        plain = results["from_avro (native, no header)"]
-        print(
-            f"\n{args.rows:,} records, {args.master}, Spark {spark.version}, best of {args.rounds}"
+        check_same_decoded(source, paths)
+        results = time_paths(paths, lambda make: decoded(source, make), args.rows, args.rounds)
+        print_table(
+            f"{args.rows:,} records, {args.master}, Spark {spark.version}, best of {args.rounds}",
+            results,
+            {"vs row UDF": "row UDF (fastavro)", "vs from_avro": "from_avro (native, no header)"},
         )
-        print("| path | rows/s | vs row UDF | vs from_avro |")
-        print("| --- | ---: | ---: | ---: |")
-        for name, rate in results.items():
-            print(f"| {name} | {rate:,.0f} | {rate / udf:.2f}x | {rate / plain:.2f}x |")
-    finally:
-        spark.stop()
-        proc.terminate()
-        proc.wait(timeout=20)
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 PROTO = """
@@ -284,30 +218,13 @@ def row_encode_udf_column(col, prefix: bytes):  # type: ignore[no-untyped-def]
 
 def encode_main(args: argparse.Namespace) -> None:
     """to_confluent_avro (both engines) vs a row UDF and plain to_avro, same 15 fields."""
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    jars = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "spark-jars"), sys.executable],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
     from pyspark.sql.avro.functions import from_avro, to_avro
 
     from spark_serdes import to_confluent_avro
 
-    tmp = Path(tempfile.mkdtemp(prefix="spark-bench-"))
-    proc, url = start_server(tmp)
-    spark = (
-        SparkSession.builder.master(args.master)
-        .config("spark.jars", jars)
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "2g")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    try:
+    with bench_run(args.master, jars=True) as run:
+        spark, url, tmp = run.spark, run.url, run.tmp
         framed = str(tmp / "framed.parquet")
         make_input(spark, framed, args.rows, 1)
         typed = str(tmp / "typed.parquet")
@@ -339,37 +256,21 @@ def encode_main(args: argparse.Namespace) -> None:
                 got = sorted(prefix + bytes(b) for b in got)
             if got != reference:
                 raise SystemExit(f"{name} encodes differently from the row UDF")
-        results: dict[str, float] = {}
-        for _ in range(args.rounds):
-            for name, make in paths.items():
-                query = source.select(make().alias("value"))
-                begun = time.perf_counter()
-                query.write.format("noop").mode("overwrite").save()
-                rate = args.rows / (time.perf_counter() - begun)
-                results[name] = max(results.get(name, 0.0), rate)
-                print(f"{name:32s} {rate:12,.0f} rows/s", flush=True)
-        udf = results["row UDF (fastavro)"]
-        plain = results["to_avro (native, no header)"]
-        print(f"\n{args.rows:,} records encoded, {args.master}, best of {args.rounds}")
-        print("| path | rows/s | vs row UDF | vs to_avro |")
-        print("| --- | ---: | ---: | ---: |")
-        for name, rate in results.items():
-            print(f"| {name} | {rate:,.0f} | {rate / udf:.2f}x | {rate / plain:.2f}x |")
-    finally:
-        spark.stop()
-        proc.terminate()
-        proc.wait(timeout=30)
-        shutil.rmtree(tmp, ignore_errors=True)
+        results = time_paths(
+            paths, lambda make: source.select(make().alias("value")), args.rows, args.rounds
+        )
+        print_table(
+            f"{args.rows:,} records encoded, {args.master}, best of {args.rounds}",
+            results,
+            {"vs row UDF": "row UDF (fastavro)", "vs to_avro": "to_avro (native, no header)"},
+        )
 
 
 def protobuf_main(args: argparse.Namespace) -> None:
     """Python engine of from_confluent_protobuf vs a row-at-a-time UDF, same 15 fields."""
-    import datetime
-
     from confluent_kafka.serialization import MessageField, SerializationContext
     from google.protobuf import descriptor_pool
     from google.protobuf.message_factory import GetMessageClass
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
     from registry.formats.protobuf.compiler import MAIN_FILE, compile_proto
@@ -385,19 +286,8 @@ def protobuf_main(args: argparse.Namespace) -> None:
             file.name = "bench_order.proto"
         pool.Add(file)
     order_cls = GetMessageClass(pool.FindMessageTypeByName("bench.Order"))
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    tmp = Path(tempfile.mkdtemp(prefix="spark-bench-"))
-    proc, url = start_server(tmp)
-    spark = (
-        SparkSession.builder.master(args.master)
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "2g")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    try:
+    with bench_run(args.master, jars=False) as run:
+        spark, url, tmp = run.spark, run.url, run.tmp
         ctx = SerializationContext("orders", MessageField.VALUE)
         with SchemaRegistryClient({"url": url}) as client:
             ser = ProtobufSerializer(order_cls, client)
@@ -441,7 +331,7 @@ def protobuf_main(args: argparse.Namespace) -> None:
                 row = list(_ROW_STATE["convert"](cls.FromString(value[6:])))
                 row[attrs] = dict(row[attrs])  # the converter gives Arrow's (key, value) pairs
                 if row[created] is not None:
-                    row[created] = datetime.datetime.fromtimestamp(row[created] / 1e6, datetime.UTC)
+                    row[created] = dt.datetime.fromtimestamp(row[created] / 1e6, dt.UTC)
                 return tuple(row)
 
             return F.udf(decode, spark_type, useArrow=False)(F.col("value"))
@@ -452,40 +342,155 @@ def protobuf_main(args: argparse.Namespace) -> None:
                 "value", url, subject="orders-value"
             ),
         }
-        sample = source.limit(2000)
-        reference = None
-        for name, make in paths.items():
-            rows = sorted(sample.select(make().alias("v")).select("v.*").collect())
-            if reference is None:
-                reference = rows
-            elif rows != reference:
-                raise SystemExit(f"{name} decodes differently from the row UDF")
-        results: dict[str, float] = {}
-        for _ in range(args.rounds):
-            for name, make in paths.items():
-                query = source.select(make().alias("v")).select("v.*")
-                begun = time.perf_counter()
-                query.write.format("noop").mode("overwrite").save()
-                rate = args.rows / (time.perf_counter() - begun)
-                results[name] = max(results.get(name, 0.0), rate)
-                print(f"{name:36s} {rate:12,.0f} rows/s", flush=True)
-        udf = results["row UDF (FromString + converter)"]
-        print(
-            f"\n{args.rows:,} Protobuf records, {args.master}, Spark {spark.version}, "
-            f"best of {args.rounds}"
+        check_same_decoded(source, paths)
+        results = time_paths(
+            paths, lambda make: decoded(source, make), args.rows, args.rounds, width=36
         )
-        print("| path | rows/s | vs row UDF |")
-        print("| --- | ---: | ---: |")
-        for name, rate in results.items():
-            print(f"| {name} | {rate:,.0f} | {rate / udf:.2f}x |")
-    finally:
-        spark.stop()
-        proc.terminate()
-        proc.wait(timeout=20)
-        shutil.rmtree(tmp, ignore_errors=True)
+        print_table(
+            f"{args.rows:,} Protobuf records, {args.master}, Spark {spark.version}, "
+            f"best of {args.rounds}",
+            results,
+            {"vs row UDF": "row UDF (FromString + converter)"},
+        )
 
 
 _ROW_STATE: dict[str, object] = {}
+
+
+JSON_SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "Order",
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer"},
+        "customer": {"type": "string"},
+        "quantity": {"type": "integer"},
+        "price": {"type": "number"},
+        "paid": {"type": "boolean"},
+        "note": {"type": ["null", "string"]},
+        "status": {"enum": ["NEW", "PAID", "SENT"]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "attrs": {"type": "object", "additionalProperties": {"type": "string"}},
+        "created": {"type": "string", "format": "date-time"},
+        "day": {"type": "string", "format": "date"},
+        "code": {"type": "string"},
+        "address": {
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "zip": {"type": "integer"}},
+            "required": ["street", "zip"],
+        },
+    },
+    "required": ["id", "customer", "quantity", "price", "paid", "status", "created", "day"],
+}
+
+
+def make_json_input(spark, path: str, rows: int, schema_id: int) -> None:  # type: ignore[no-untyped-def]
+    """``rows`` framed JSON records written by Spark's to_json, 8 Parquet files."""
+    from pyspark.sql import functions as F
+
+    n = F.col("id")
+    record = F.struct(
+        n.alias("id"),
+        F.concat(F.lit("customer-"), n.cast("string")).alias("customer"),
+        (n % 100).alias("quantity"),
+        (n / 7).alias("price"),
+        (n % 2 == 0).alias("paid"),
+        F.when(n % 3 == 0, F.lit(None)).otherwise(F.lit("leave at door")).alias("note"),
+        F.element_at(
+            F.array(F.lit("NEW"), F.lit("PAID"), F.lit("SENT")), (n % 3 + 1).cast("int")
+        ).alias("status"),
+        F.array(F.lit("a"), F.concat(F.lit("t"), (n % 5).cast("string"))).alias("tags"),
+        F.create_map(F.lit("channel"), F.lit("web"), F.lit("region"), F.lit("eu")).alias("attrs"),
+        F.timestamp_millis(F.lit(1_700_000_000_000) + n).alias("created"),
+        F.date_add(F.lit("2024-01-01").cast("date"), (n % 365).cast("int")).alias("day"),
+        F.lpad(F.hex(n % 65536), 8, "0").alias("code"),
+        F.struct(F.lit("Main St").alias("street"), (n % 99999).alias("zip")).alias("address"),
+    )
+    prefix = b"\x00" + schema_id.to_bytes(4, "big")
+    body = F.to_json(record, {"ignoreNullFields": "false"}).cast("binary")
+    df = spark.range(rows).select(F.concat(F.lit(prefix), body).alias("value"))
+    df.repartition(8).write.mode("overwrite").parquet(path)
+
+
+def json_row_udf_column(col, spark_type):  # type: ignore[no-untyped-def]
+    import orjson
+    from pyspark.sql import functions as F
+
+    def decode(value: bytes | None) -> dict | None:
+        if value is None:
+            return None
+        record = orjson.loads(value[5:])
+        record["created"] = dt.datetime.fromisoformat(record["created"])
+        record["day"] = dt.date.fromisoformat(record["day"])
+        return record
+
+    return F.udf(decode, spark_type, useArrow=False)(col)
+
+
+def json_main(args: argparse.Namespace) -> None:
+    """from_confluent_json (both engines, and validating) vs a row UDF and plain from_json."""
+    from pyspark.sql import functions as F
+
+    from serdes import Schema, SchemaRegistryClient
+    from spark_serdes import from_confluent_json
+    from spark_serdes.json_types import json_schema_to_spark
+    from spark_serdes.types import spark_nullable
+
+    with bench_run(args.master, jars=False) as run:
+        spark, url = run.spark, run.url
+        with SchemaRegistryClient({"url": url}) as client:
+            schema_id = client.register_schema(
+                "orders-value", Schema(json.dumps(JSON_SCHEMA), "JSON")
+            )
+        spark_type = spark_nullable(json_schema_to_spark(JSON_SCHEMA))
+        data = str(run.tmp / "framed.parquet")
+        make_json_input(spark, data, args.rows, schema_id)
+        source = spark.read.parquet(data)
+
+        def ours(options: dict[str, str]):  # type: ignore[no-untyped-def]
+            return lambda: from_confluent_json(
+                "value", url, subject="orders-value", options=options
+            )
+
+        paths = {
+            "row UDF (orjson)": lambda: json_row_udf_column(F.col("value"), spark_type),
+            "from_json (no header check)": lambda: F.from_json(
+                F.expr("cast(substring(value, 6) as string)"), spark_type
+            ),
+            "ours, native engine": ours({"engine": "native"}),
+            "ours, Python engine": ours({"engine": "python"}),
+            "ours, Python engine + validate": ours({"validate": "true"}),
+        }
+        check_same_decoded(source, paths)
+        results = time_paths(paths, lambda make: decoded(source, make), args.rows, args.rounds)
+        print_table(
+            f"{args.rows:,} JSON records, {args.master}, Spark {spark.version}, "
+            f"best of {args.rounds}",
+            results,
+            {"vs row UDF": "row UDF (orjson)", "vs from_json": "from_json (no header check)"},
+        )
+
+
+SCENARIOS = {
+    "avro": avro_main,
+    "avro-encode": encode_main,
+    "protobuf": protobuf_main,
+    "json": json_main,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--rows", type=int, default=None, help="records (default 200,000 for json, else 1,000,000)"
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="runs per path; best is shown")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--format", choices=tuple(SCENARIOS), default="avro")
+    args = parser.parse_args()
+    if args.rows is None:
+        args.rows = 200_000 if args.format == "json" else 1_000_000
+    SCENARIOS[args.format](args)
 
 
 if __name__ == "__main__":

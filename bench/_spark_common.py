@@ -1,0 +1,140 @@
+"""What every scenario of bench/spark_bench.py shares: the registry server, the SparkSession,
+the "same rows on every path" check, the timed ``noop`` loop and the table of ratios."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# a path's name -> a function giving its column (built anew for each query)
+Paths = dict[str, Callable[[], Any]]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Our registry on a fresh SQLite file in ``tmp``; returns the process and its URL."""
+    import urllib3
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = (tmp / "server.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "registry.cli", "serve", "--port", str(port),
+         "--store", f"sqlite:///{tmp / 'bench.db'}"],
+        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if urllib3.request("GET", url + "/", timeout=1, retries=False).status == 200:
+                return proc, url
+        except urllib3.exceptions.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("server did not start: " + (tmp / "server.log").read_text())
+
+
+def spark_jars() -> str:
+    """The connector jars (spark-avro, ...) as a ``spark.jars`` list, from scripts/spark-jars."""
+    return subprocess.run(
+        ["bash", str(ROOT / "scripts" / "spark-jars"), sys.executable],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+
+
+@dataclass
+class BenchRun:
+    spark: Any  # pyspark.sql.SparkSession
+    url: str  # the registry's
+    tmp: Path  # scratch directory, removed afterwards
+
+
+@contextmanager
+def bench_run(master: str, *, jars: bool) -> Iterator[BenchRun]:
+    """A registry server, a SparkSession on ``master`` (with the connector jars if ``jars``) and
+    a scratch directory; all three are gone afterwards."""
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    jar_list = spark_jars() if jars else None
+    from pyspark.sql import SparkSession
+
+    tmp = Path(tempfile.mkdtemp(prefix="spark-bench-"))
+    proc, url = start_server(tmp)
+    builder = SparkSession.builder.master(master)
+    if jar_list is not None:
+        builder = builder.config("spark.jars", jar_list)
+    spark = (
+        builder.config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        yield BenchRun(spark, url, tmp)
+    finally:
+        spark.stop()
+        proc.terminate()
+        proc.wait(timeout=30)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def decoded(source: Any, make: Callable[[], Any]) -> Any:
+    """``source`` decoded by one path into all columns."""
+    return source.select(make().alias("v")).select("v.*")
+
+
+def check_same_decoded(source: Any, paths: Paths, sample_rows: int = 2000) -> None:
+    """Every path decodes a sample of ``source`` into the same rows as the first path."""
+    sample = source.limit(sample_rows)
+    reference = None
+    for name, make in paths.items():
+        rows = sorted(decoded(sample, make).collect())
+        if reference is None:
+            reference = rows
+        elif rows != reference:
+            raise SystemExit(f"{name} decodes differently from the row UDF")
+
+
+def time_paths(
+    paths: Paths, query: Callable[[Callable[[], Any]], Any], rows: int, rounds: int, width: int = 32
+) -> dict[str, float]:
+    """Best rows/s of each path over ``rounds`` runs of ``query(make)`` into the ``noop`` sink."""
+    results: dict[str, float] = {}
+    for _ in range(rounds):
+        for name, make in paths.items():
+            df = query(make)
+            begun = time.perf_counter()
+            df.write.format("noop").mode("overwrite").save()
+            rate = rows / (time.perf_counter() - begun)
+            results[name] = max(results.get(name, 0.0), rate)
+            print(f"{name:{width}s} {rate:12,.0f} rows/s", flush=True)
+    return results
+
+
+def print_table(title: str, results: dict[str, float], baselines: dict[str, str]) -> None:
+    """The markdown table: each path's rows/s and its ratio to each baseline
+    (column heading -> path name), after a blank line and ``title``."""
+    print(f"\n{title}")
+    print("| path | rows/s | " + " | ".join(baselines) + " |")
+    print("| --- | ---: |" + " ---: |" * len(baselines))
+    for name, rate in results.items():
+        ratios = " | ".join(f"{rate / results[base]:.2f}x" for base in baselines.values())
+        print(f"| {name} | {rate:,.0f} | {ratios} |")
