@@ -88,6 +88,22 @@ SCHEMA = {
 }
 
 
+def order_middle_columns(n):  # type: ignore[no-untyped-def]
+    """The order's fields from ``note`` to ``day``, the same in the Avro and JSON inputs."""
+    from pyspark.sql import functions as F
+
+    return [
+        F.when(n % 3 == 0, F.lit(None)).otherwise(F.lit("leave at door")).alias("note"),
+        F.element_at(
+            F.array(F.lit("NEW"), F.lit("PAID"), F.lit("SENT")), (n % 3 + 1).cast("int")
+        ).alias("status"),
+        F.array(F.lit("a"), F.concat(F.lit("t"), (n % 5).cast("string"))).alias("tags"),
+        F.create_map(F.lit("channel"), F.lit("web"), F.lit("region"), F.lit("eu")).alias("attrs"),
+        F.timestamp_millis(F.lit(1_700_000_000_000) + n).alias("created"),
+        F.date_add(F.lit("2024-01-01").cast("date"), (n % 365).cast("int")).alias("day"),
+    ]
+
+
 def make_input(spark, path: str, rows: int, schema_id: int) -> None:  # type: ignore[no-untyped-def]
     """``rows`` framed records written by Spark's own to_avro, 8 Parquet files."""
     from pyspark.sql import functions as F
@@ -101,14 +117,7 @@ def make_input(spark, path: str, rows: int, schema_id: int) -> None:  # type: ig
         (n / 7).alias("price"),
         (n % 10 / 10).cast("float").alias("discount"),
         (n % 2 == 0).alias("paid"),
-        F.when(n % 3 == 0, F.lit(None)).otherwise(F.lit("leave at door")).alias("note"),
-        F.element_at(
-            F.array(F.lit("NEW"), F.lit("PAID"), F.lit("SENT")), (n % 3 + 1).cast("int")
-        ).alias("status"),
-        F.array(F.lit("a"), F.concat(F.lit("t"), (n % 5).cast("string"))).alias("tags"),
-        F.create_map(F.lit("channel"), F.lit("web"), F.lit("region"), F.lit("eu")).alias("attrs"),
-        F.timestamp_millis(F.lit(1_700_000_000_000) + n).alias("created"),
-        F.date_add(F.lit("2024-01-01").cast("date"), (n % 365).cast("int")).alias("day"),
+        *order_middle_columns(n),
         F.unhex(F.lpad(F.hex(n % 65536), 8, "0")).alias("code"),
         F.unhex(F.lit("deadbeef")).alias("blob"),
         F.struct(F.lit("Main St").alias("street"), (n % 99999).cast("int").alias("zip")).alias(
@@ -395,14 +404,7 @@ def make_json_input(spark, path: str, rows: int, schema_id: int) -> None:  # typ
         (n % 100).alias("quantity"),
         (n / 7).alias("price"),
         (n % 2 == 0).alias("paid"),
-        F.when(n % 3 == 0, F.lit(None)).otherwise(F.lit("leave at door")).alias("note"),
-        F.element_at(
-            F.array(F.lit("NEW"), F.lit("PAID"), F.lit("SENT")), (n % 3 + 1).cast("int")
-        ).alias("status"),
-        F.array(F.lit("a"), F.concat(F.lit("t"), (n % 5).cast("string"))).alias("tags"),
-        F.create_map(F.lit("channel"), F.lit("web"), F.lit("region"), F.lit("eu")).alias("attrs"),
-        F.timestamp_millis(F.lit(1_700_000_000_000) + n).alias("created"),
-        F.date_add(F.lit("2024-01-01").cast("date"), (n % 365).cast("int")).alias("day"),
+        *order_middle_columns(n),
         F.lpad(F.hex(n % 65536), 8, "0").alias("code"),
         F.struct(F.lit("Main St").alias("street"), (n % 99999).alias("zip")).alias("address"),
     )
