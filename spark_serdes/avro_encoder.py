@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from decimal import Decimal
 from itertools import pairwise
 from typing import Any
 
@@ -40,11 +41,20 @@ from serdes.errors import SerializationError
 from spark_serdes.avro import _named_types, _qualified
 from spark_serdes.types import _to_sql
 
-__all__ = ["AvroBatchEncoder", "fit_column", "is_raw_bytes", "qualified_schema"]
+__all__ = [
+    "AvroBatchEncoder",
+    "check_type",
+    "fit_column",
+    "is_raw_bytes",
+    "qualified_schema",
+    "spark_type_of",
+]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 _DIGITS = {T.ByteType: 3, T.ShortType: 5, T.IntegerType: 10, T.LongType: 19}
 _PRIMITIVE_DEFAULTS = (bool, int, float, str)
+
+Fixer = Callable[[Any], Any]
 
 
 def qualified_schema(text: str) -> Any:
@@ -95,17 +105,18 @@ def _where(path: str) -> str:
     return f"field {path}" if path else "the value"
 
 
-def _first(problems: list[Column]) -> Column | None:
+def _first(problems: list[Column], functions: Any = F) -> Column | None:
     if not problems:
         return None
-    return problems[0] if len(problems) == 1 else F.coalesce(*problems)
+    return problems[0] if len(problems) == 1 else functions.coalesce(*problems)
 
 
 class _Fit:
     """One walk of (Spark type, Avro schema); ``fit`` returns (column, problem or None)."""
 
-    def __init__(self, named: dict[str, Any]) -> None:
+    def __init__(self, named: dict[str, Any], functions: Any = F) -> None:
         self.named = named
+        self.F = functions  # pyspark's functions, or _TYPE_ONLY to run the type checks only
 
     def fit(
         self, expr: Column, dtype: T.DataType, nullable: bool, schema: Any, path: str
@@ -118,11 +129,13 @@ class _Fit:
             return self.fit(expr, dtype, nullable, schema["type"], path)
         value, problem = self._plain(expr, dtype, schema, path)
         if nullable:
-            null = F.when(
+            null = self.F.when(
                 expr.isNull(),
-                F.lit(f"{_where(path)} is null, but its Avro type {_show(schema)} has no null"),
+                self.F.lit(
+                    f"{_where(path)} is null, but its Avro type {_show(schema)} has no null"
+                ),
             )
-            problem = null if problem is None else F.coalesce(null, problem)
+            problem = null if problem is None else self.F.coalesce(null, problem)
         return value, problem
 
     # -- unions --------------------------------------------------------------------------------
@@ -150,22 +163,27 @@ class _Fit:
                 value, problem = self.fit(
                     expr[field.name], field.dataType, False, branch, f"{path}.member{i}"
                 )
-                values.append(F.when(expr[field.name].isNotNull(), value).alias(field.name))
+                values.append(self.F.when(expr[field.name].isNotNull(), value).alias(field.name))
                 if problem is not None:
-                    problems.append(F.when(expr[field.name].isNotNull(), problem))
+                    problems.append(self.F.when(expr[field.name].isNotNull(), problem))
             set_count = sum(
-                (F.when(expr[n].isNotNull(), F.lit(1)).otherwise(F.lit(0)) for n in names),
-                F.lit(0),
+                (
+                    self.F.when(expr[n].isNotNull(), self.F.lit(1)).otherwise(self.F.lit(0))
+                    for n in names
+                ),
+                self.F.lit(0),
             )
-            count_problem = F.when(
+            count_problem = self.F.when(
                 expr.isNotNull() & (set_count != 1),
-                F.concat(
-                    F.lit(f"{_where(path)}: a union value needs exactly one member set, not "),
+                self.F.concat(
+                    self.F.lit(f"{_where(path)}: a union value needs exactly one member set, not "),
                     set_count.cast("string"),
                 ),
             )
-            problem = _first([count_problem, *[F.when(expr.isNotNull(), p) for p in problems]])
-            out = F.when(expr.isNotNull(), F.struct(*values))
+            problem = _first(
+                [count_problem, *[self.F.when(expr.isNotNull(), p) for p in problems]], self.F
+            )
+            out = self.F.when(expr.isNotNull(), self.F.struct(*values))
         else:
             # A value of one branch's type: that branch's member, the others null.
             matches = []
@@ -184,18 +202,18 @@ class _Fit:
                 )
             index, (value, problem) = matches[0]
             members = [
-                (value if i == index else F.lit(None).cast(member_types[i])).alias(names[i])
+                (value if i == index else self.F.lit(None).cast(member_types[i])).alias(names[i])
                 for i in range(len(rest))
             ]
-            out = F.when(expr.isNotNull(), F.struct(*members))
+            out = self.F.when(expr.isNotNull(), self.F.struct(*members))
             if problem is not None:
-                problem = F.when(expr.isNotNull(), problem)
+                problem = self.F.when(expr.isNotNull(), problem)
         if nullable and not has_null:
-            null = F.when(
+            null = self.F.when(
                 expr.isNull(),
-                F.lit(f"{_where(path)} is null, but its union {_show(branches)} has no null"),
+                self.F.lit(f"{_where(path)} is null, but its union {_show(branches)} has no null"),
             )
-            problem = null if problem is None else F.coalesce(null, problem)
+            problem = null if problem is None else self.F.coalesce(null, problem)
         return out, problem
 
     # -- everything but unions -----------------------------------------------------------------
@@ -234,14 +252,14 @@ class _Fit:
             if value is not expr or problem is not None:
                 # lambdas: the walk runs again with the element variable (same result, no error)
                 if value is not expr:
-                    expr_out = F.transform(
+                    expr_out = self.F.transform(
                         expr, lambda e: self.fit(e, element, dtype.containsNull, items, "")[0]
                     )
                 else:
                     expr_out = expr
                 if problem is not None:
-                    problems = F.filter(
-                        F.transform(
+                    problems = self.F.filter(
+                        self.F.transform(
                             expr,
                             lambda e: self.fit(e, element, dtype.containsNull, items, f"{path}[]")[
                                 1
@@ -249,7 +267,7 @@ class _Fit:
                         ),
                         lambda m: m.isNotNull(),
                     )
-                    problem = F.get(problems, 0)
+                    problem = self.F.get(problems, 0)
                 return expr_out, problem
             return expr, None
         if kind == "map":
@@ -264,29 +282,29 @@ class _Fit:
             value, problem = self.fit(expr, vtype, vnull, vschema, f"{path}{{}}")
             expr_out = expr
             if value is not expr:
-                expr_out = F.transform_values(
+                expr_out = self.F.transform_values(
                     expr, lambda _k, v: self.fit(v, vtype, vnull, vschema, "")[0]
                 )
             if problem is not None:
-                problems = F.filter(
-                    F.transform(
-                        F.map_values(expr),
+                problems = self.F.filter(
+                    self.F.transform(
+                        self.F.map_values(expr),
                         lambda v: self.fit(v, vtype, vnull, vschema, f"{path}{{}}")[1],
                     ),
                     lambda m: m.isNotNull(),
                 )
-                problem = F.get(problems, 0)
+                problem = self.F.get(problems, 0)
             return expr_out, problem
         if kind == "enum":
             if not isinstance(dtype, T.StringType):
                 raise wrong
             symbols = list(schema["symbols"])
-            problem = F.when(
+            problem = self.F.when(
                 ~expr.isin(symbols),
-                F.concat(
-                    F.lit(f"{_where(path)}: "),
+                self.F.concat(
+                    self.F.lit(f"{_where(path)}: "),
                     expr,
-                    F.lit(f" is not a symbol of enum {schema['name']} {symbols}"),
+                    self.F.lit(f" is not a symbol of enum {schema['name']} {symbols}"),
                 ),
             )
             return expr, problem
@@ -294,12 +312,12 @@ class _Fit:
             if not isinstance(dtype, T.BinaryType):
                 raise wrong
             size = int(schema["size"])
-            problem = F.when(
-                F.length(expr) != size,
-                F.concat(
-                    F.lit(f"{_where(path)}: "),
-                    F.length(expr).cast("string"),
-                    F.lit(f" bytes, but fixed {schema['name']} has size {size}"),
+            problem = self.F.when(
+                self.F.length(expr) != size,
+                self.F.concat(
+                    self.F.lit(f"{_where(path)}: "),
+                    self.F.length(expr).cast("string"),
+                    self.F.lit(f" bytes, but fixed {schema['name']} has size {size}"),
                 ),
             )
             return expr, problem
@@ -377,12 +395,12 @@ class _Fit:
             values.append(value.alias(name))
             if problem is not None:
                 problems.append(problem)
-        problem = _first(problems)
+        problem = _first(problems, self.F)
         if problem is not None:
-            problem = F.when(expr.isNotNull(), problem)
+            problem = self.F.when(expr.isNotNull(), problem)
         if same:  # already the shape to_avro takes
             return expr, problem
-        return F.when(expr.isNotNull(), F.struct(*values)), problem
+        return self.F.when(expr.isNotNull(), self.F.struct(*values)), problem
 
     def _default(self, field: dict[str, Any], path: str) -> Column:
         if "default" not in field:
@@ -405,7 +423,7 @@ class _Fit:
                     f"field {path} is missing from the struct; its default {default!r} "
                     f"(Avro {_show(schema)}) is not filled in automatically: add the column"
                 )
-            return F.lit(default).cast(target)
+            return self.F.lit(default).cast(target)
         raise ValueError(
             f"field {path} is missing from the struct; its default {_show(default)} is not a "
             "primitive and is not filled in automatically: add the column"
@@ -420,6 +438,182 @@ def fit_column(column: Column, dtype: T.DataType, schema: Any) -> tuple[Column, 
     """
     named = _named_types(schema)
     return _Fit(named).fit(column, dtype, False, schema, "")
+
+
+class _TypeOnly:
+    """Stands for both ``pyspark.sql.functions`` and every column in a types-only ``_Fit`` walk.
+
+    Python workers have no JVM to build columns with; walking with this object instead runs
+    exactly the call-time type checks (same ``ValueError`` messages) and builds nothing.
+    """
+
+    def __getattr__(self, name: str) -> _TypeOnly:
+        return self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> _TypeOnly:
+        return self
+
+    def __getitem__(self, key: Any) -> _TypeOnly:
+        return self
+
+    def _same(self, *other: Any) -> _TypeOnly:
+        return self
+
+    __add__ = __radd__ = __and__ = __or__ = __invert__ = __ne__ = __eq__ = _same  # type: ignore[assignment]
+    __hash__ = object.__hash__
+
+
+_TYPE_ONLY = _TypeOnly()
+
+
+def check_type(dtype: T.DataType, schema: Any) -> None:
+    """The call-time checks of :func:`fit_column` for ``dtype``, without building a column."""
+    _Fit(_named_types(schema), _TYPE_ONLY).fit(_TYPE_ONLY, dtype, False, schema, "")  # type: ignore[arg-type]
+
+
+class RowProblem(SerializationError):
+    """A value the schema cannot take (the text of the call-time fit's per-row problem)."""
+
+
+def _fail(message: str) -> Any:
+    raise RowProblem(message)
+
+
+class _ValueFit:
+    """The worker's :class:`_Fit` for Python values: Arrow's values of the unfitted column ->
+    the values the fitted column would hold (fields in schema order, defaults filled in,
+    promotions applied, a one-branch union value as its ``member`` struct), raising
+    :class:`RowProblem` with the call-time fit's per-row messages. Run after
+    :func:`check_type`, so the types are known to fit.
+    """
+
+    def __init__(self, named: dict[str, Any]) -> None:
+        self.named = named
+        self.types = _Fit(named, _TYPE_ONLY)
+
+    def fit(self, dtype: T.DataType, schema: Any, path: str) -> Fixer:
+        if isinstance(schema, str) and schema in self.named:
+            schema = self.named[schema]
+        if isinstance(schema, list):
+            return self._union(dtype, schema, path)
+        if isinstance(schema, dict) and isinstance(schema["type"], dict | list):
+            return self.fit(dtype, schema["type"], path)
+        plain = self._plain(dtype, schema, path)
+        null = f"{_where(path)} is null, but its Avro type {_show(schema)} has no null"
+        if plain is None:
+            return lambda v: _fail(null) if v is None else v
+        return lambda v: _fail(null) if v is None else plain(v)
+
+    def _union(self, dtype: T.DataType, branches: list[Any], path: str) -> Fixer:
+        kinds = [_kind(b, self.named) for b in branches]
+        rest = [b for b, k in zip(branches, kinds, strict=True) if k != "null"]
+        rest_kinds = [k for k in kinds if k != "null"]
+        null = None
+        if len(rest) == len(branches):
+            null = f"{_where(path)} is null, but its union {_show(branches)} has no null"
+        if len(rest) == 1 or (
+            len(rest) == 2 and set(rest_kinds) in ({"int", "long"}, {"float", "double"})
+        ):
+            target = rest[0] if len(rest) == 1 else ("long" if "long" in rest_kinds else "double")
+            inner = self.fit(dtype, target, path)
+            if null is not None:
+                return inner
+            return lambda v: None if v is None else inner(v)
+        names = [f"member{i}" for i in range(len(rest))]
+        if isinstance(dtype, T.StructType) and [f.name for f in dtype.fields] == names:
+            members = [
+                (f.name, self.fit(f.dataType, b, f"{path}.member{i}"))
+                for i, (b, f) in enumerate(zip(rest, dtype.fields, strict=True))
+            ]
+            count = f"{_where(path)}: a union value needs exactly one member set, not "
+
+            def union(value: dict[str, Any]) -> dict[str, Any]:
+                set_count = sum(value[n] is not None for n, _ in members)
+                if set_count != 1:
+                    _fail(f"{count}{set_count}")
+                return {n: None if value[n] is None else fn(value[n]) for n, fn in members}
+
+            wrap: Fixer = union
+        else:
+            index = -1
+            for i, branch in enumerate(rest):
+                try:
+                    self.types.fit(_TYPE_ONLY, dtype, False, branch, path)  # type: ignore[arg-type]
+                except ValueError:
+                    continue
+                index = i
+            inner = self.fit(dtype, rest[index], path)
+            chosen = names[index]
+
+            def one(value: Any) -> dict[str, Any]:
+                out: dict[str, Any] = dict.fromkeys(names)
+                out[chosen] = inner(value)
+                return out
+
+            wrap = one
+        if null is None:
+            return lambda v: None if v is None else wrap(v)
+        message = null
+        return lambda v: _fail(message) if v is None else wrap(v)
+
+    def _plain(self, dtype: T.DataType, schema: Any, path: str) -> Fixer | None:
+        kind = schema if isinstance(schema, str) else schema["type"]
+        logical = schema.get("logicalType") if isinstance(schema, dict) else None
+        if kind in ("bytes", "fixed") and logical == "decimal":
+            return Decimal if isinstance(dtype, _INTEGRAL) else None
+        if logical is not None and kind in ("int", "long"):
+            return None
+        if kind in ("record", "error"):
+            return self._record(dtype, schema, path)
+        if kind == "array":
+            assert isinstance(dtype, T.ArrayType)
+            item = self.fit(dtype.elementType, schema["items"], f"{path}[]")
+            return lambda v: [item(x) for x in v]
+        if kind == "map":
+            assert isinstance(dtype, T.MapType)
+            val = self.fit(dtype.valueType, schema["values"], f"{path}{{}}")
+            return lambda v: [(k, val(x)) for k, x in v]
+        if kind == "enum":
+            symbols = list(schema["symbols"])
+            known = set(symbols)
+            tail = f" is not a symbol of enum {schema['name']} {symbols}"
+            where = f"{_where(path)}: "
+            return lambda v: v if v in known else _fail(f"{where}{v}{tail}")
+        if kind == "fixed":
+            size = int(schema["size"])
+            where, tail = f"{_where(path)}: ", f" bytes, but fixed {schema['name']} has size {size}"
+            return lambda v: v if len(v) == size else _fail(f"{where}{len(v)}{tail}")
+        if kind in ("float", "double") and not isinstance(dtype, T.FloatType | T.DoubleType):
+            return float
+        return None
+
+    def _record(self, dtype: T.DataType, schema: dict[str, Any], path: str) -> Fixer:
+        assert isinstance(dtype, T.StructType)
+        given = {f.name: f for f in dtype.fields}
+        fields: list[tuple[str, Fixer | None, Any]] = []
+        for field in schema["fields"]:
+            name = field["name"]
+            sub = f"{path}.{name}" if path else name
+            if name in given:
+                fields.append((name, self.fit(given[name].dataType, field["type"], sub), None))
+            else:
+                target = _spark_type(field["type"], self.named)
+                default = field["default"]
+                if isinstance(target, T.FloatType | T.DoubleType) and default is not None:
+                    default = float(default)
+                fields.append((name, None, default))
+
+        def record(value: dict[str, Any]) -> dict[str, Any]:
+            return {n: default if fn is None else fn(value[n]) for n, fn, default in fields}
+
+        return record
+
+
+def value_fitter(dtype: T.DataType, schema: Any) -> Fixer:
+    """Checks ``dtype`` (``ValueError``) and returns the worker's fit of one non-null value."""
+    check_type(dtype, schema)
+    whole = _ValueFit(_named_types(schema)).fit(dtype, schema, "")
+    return lambda v: whole(v)
 
 
 # -- the Python engine ----------------------------------------------------------------------------
@@ -483,9 +677,6 @@ def arrow_to_pylist(array: pa.Array) -> list[Any]:
             if not valid:
                 rows[i] = None
     return rows
-
-
-Fixer = Callable[[Any], Any]
 
 
 def _java_bytes(unscaled: int) -> bytes:
@@ -578,11 +769,26 @@ class _Fixers:
         return union
 
 
-class AvroBatchEncoder:
-    """Arrow values of the fitted column -> framed Avro bytes (null stays null)."""
+def spark_type_of(data_type: pa.DataType) -> T.DataType:
+    """The Spark type of an Arrow UDF's input (timestamps without a zone are ``timestamp_ntz``)."""
+    from pyspark.sql.pandas.types import from_arrow_type
 
-    def __init__(self, schema_json: str, schema_id: int, label: str) -> None:
+    return from_arrow_type(data_type, prefer_timestamp_ntz=True)
+
+
+class AvroBatchEncoder:
+    """Arrow values of the fitted column -> framed Avro bytes (null stays null).
+
+    ``fitted=False``: the column was not fitted at call time (no Spark type then); each input
+    Arrow type is checked and fitted here, once per process (:func:`value_fitter`), and the
+    errors name ``label`` as the call-time ones do.
+    """
+
+    def __init__(self, schema_json: str, schema_id: int, label: str, fitted: bool = True) -> None:
         qualified = qualified_schema(schema_json)
+        self.qualified = qualified
+        self.fitted = fitted
+        self.fits: dict[pa.DataType, Fixer] = {}
         self.label = label
         self.prefix = wire.id_prefix(schema_id)
         self.raw_bytes = is_raw_bytes(qualified)
@@ -599,6 +805,8 @@ class AvroBatchEncoder:
             return pa.nulls(len(column), pa.binary())
         raw = _raw_arrow(column.type)
         values = arrow_to_pylist(column.cast(raw) if raw != column.type else column)
+        if not self.fitted:
+            values = self._fit(column.type, values)
         prefix = self.prefix
         out: list[bytes | None] = []
         if self.raw_bytes:
@@ -631,6 +839,20 @@ class AvroBatchEncoder:
                     f"{self.label}: record does not encode: {type(exc).__name__}: {exc}"
                 ) from exc
         return pa.array(out, pa.binary())
+
+    def _fit(self, data_type: pa.DataType, values: list[Any]) -> list[Any]:
+        where = f"to_confluent_avro ({self.label})"
+        fit = self.fits.get(data_type)
+        if fit is None:
+            try:
+                fit = value_fitter(spark_type_of(data_type), self.qualified)
+            except ValueError as exc:
+                raise ValueError(f"{where}: {exc}") from None
+            self.fits[data_type] = fit
+        try:
+            return [None if v is None else fit(v) for v in values]
+        except RowProblem as exc:
+            raise RowProblem(f"{where}: {exc}") from None
 
 
 def _without_logical_types(schema: Any) -> Any:

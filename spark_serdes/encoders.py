@@ -40,6 +40,7 @@ Engines (``options={"engine": "auto" | "native" | "python"}``):
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 import pyarrow as pa
@@ -190,20 +191,20 @@ def _column(col: Column | str) -> Column:
     return F.col(col) if isinstance(col, str) else col
 
 
-def column_type(column: Column, dataframe: DataFrame | None, function: str) -> T.DataType:
-    """The Spark type of ``column``: from ``dataframe``, or of a column needing no input."""
+def column_type(column: Column, dataframe: DataFrame | None, function: str) -> T.DataType | None:
+    """The Spark type of ``column``: from ``dataframe``, or of a column reading no input column;
+    None when it is only known once the query runs (then the engines check it there)."""
     if dataframe is not None:
         return dataframe.select(column.alias("c")).schema["c"].dataType
     spark = SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError(f"{function} needs an active SparkSession")
+    probe = f"__no_input_{uuid.uuid4().hex}"  # a star (struct("*")) would expand to it
     try:
-        return spark.range(0).drop("id").select(column.alias("c")).schema["c"].dataType
+        dtype = spark.range(0).toDF(probe).select(column.alias("c")).schema["c"].dataType
     except AnalysisException:
-        raise ValueError(
-            f"{function} needs the Spark type of the column to check it against the schema "
-            "when it is called: pass dataframe=<the DataFrame the column is selected from>"
-        ) from None
+        return None
+    return None if probe in dtype.json() else dtype
 
 
 def encoder_for(key: str, build: Any) -> Any:
@@ -251,12 +252,7 @@ def to_confluent_avro(
     text = _avro.schema_json(writer.schema, writer.client)
     qualified = qualified_schema(text)
     column = _column(col)
-    try:
-        fitted, problem = fit_column(
-            column, column_type(column, dataframe, "to_confluent_avro"), qualified
-        )
-    except ValueError as exc:
-        raise ValueError(f"to_confluent_avro ({writer.label}): {exc}") from None
+    dtype = column_type(column, dataframe, "to_confluent_avro")
     engine = opts["engine"]
     native = native_avro_available()
     if engine == "native" and not native:
@@ -264,24 +260,45 @@ def to_confluent_avro(
             "engine native needs Spark's spark-avro jar on the classpath "
             "(spark.jars.packages=org.apache.spark:spark-avro_2.13:<spark version>)"
         )
-    if engine == "native" or (engine == "auto" and native):
-        if is_raw_bytes(qualified):
-            encoded = F.concat(F.lit(writer.prefix), fitted)
-        else:
-            from pyspark.sql.avro.functions import to_avro
-
-            encoded = F.concat(F.lit(writer.prefix), to_avro(fitted, json.dumps(qualified)))
+    use_native = engine == "native" or (engine == "auto" and native and dtype is not None)
+    if dtype is None:
+        # No Spark type before the query runs: the Python engine fits on the workers; native
+        # is Spark's own to_avro(column, writer schema), with spark-avro's matching and errors.
+        if use_native:
+            return F.concat(F.lit(writer.prefix), _native_avro(column, qualified))
+        return _python_avro(column, writer, text, fitted=False)
+    try:
+        fitted, problem = fit_column(column, dtype, qualified)
+    except ValueError as exc:
+        raise ValueError(f"to_confluent_avro ({writer.label}): {exc}") from None
+    if use_native:
+        encoded = F.concat(F.lit(writer.prefix), _native_avro(fitted, qualified))
     else:
-        schema_id, label = writer.schema_id, writer.label
-        key = json.dumps(["avro", text, schema_id, label])
-
-        def encode(values: pa.Array) -> pa.Array:
-            build = lambda: AvroBatchEncoder(text, schema_id, label)  # noqa: E731
-            return encoder_for(key, build).encode(values)
-
-        udf = F.arrow_udf(encode, T.BinaryType())
-        encoded = udf(fitted if problem is None else F.when(problem.isNull(), fitted))
+        encoded = _python_avro(
+            fitted if problem is None else F.when(problem.isNull(), fitted), writer, text, True
+        )
     return guarded(encoded, problem, writer.label, "to_confluent_avro")
+
+
+def _native_avro(column: Column, qualified: Any) -> Column:
+    """Spark's ``to_avro`` with the writer schema (plain ``bytes``: the value as it is)."""
+    if is_raw_bytes(qualified):
+        return column
+    from pyspark.sql.avro.functions import to_avro
+
+    return to_avro(column, json.dumps(qualified))
+
+
+def _python_avro(column: Column, writer: Writer, text: str, fitted: bool) -> Column:
+    """The Python engine's Arrow UDF; ``fitted=False`` fits each input type on the workers."""
+    schema_id, label = writer.schema_id, writer.label
+    key = json.dumps(["avro", text, schema_id, label, fitted])
+
+    def encode(values: pa.Array) -> pa.Array:
+        build = lambda: AvroBatchEncoder(text, schema_id, label, fitted)  # noqa: E731
+        return encoder_for(key, build).encode(values)
+
+    return F.arrow_udf(encode, T.BinaryType())(column)
 
 
 def to_confluent_protobuf(

@@ -38,7 +38,7 @@ from serdes.errors import SerializationError
 from serdes.json_schema import compile_json_schema
 from serdes.schema import Schema, SchemaReference
 from spark_serdes._registry import client_for
-from spark_serdes.avro_encoder import arrow_to_pylist
+from spark_serdes.avro_encoder import arrow_to_pylist, spark_type_of
 
 __all__ = ["JsonBatchEncoder", "check_json_type", "json_column"]
 
@@ -140,13 +140,14 @@ class JsonBatchEncoder:
         self,
         conf: dict[str, Any],
         schema: tuple[str, list[tuple[str, str, int]]] | None,
-        spark_type: str,
+        spark_type: str | None,
         prefix: bytes,
         label: str,
     ) -> None:
         self.prefix = prefix
         self.label = label
-        self.fix = _fixer(T._parse_datatype_json_string(spark_type))
+        self.fix = None if spark_type is None else _fixer(T._parse_datatype_json_string(spark_type))
+        self.fixes: dict[pa.DataType, Fixer | None] = {}  # per input type, when fitted here
         self.compiled = None
         if schema is not None:
             text, refs = schema
@@ -177,21 +178,32 @@ class JsonBatchEncoder:
 _ENCODERS: dict[str, JsonBatchEncoder] = {}
 
 
-def json_column(column: Column, dtype: T.DataType, writer: Any, opts: dict[str, Any]) -> Column:
-    """The encoded column: native ``to_json`` + frame, or the Python engine's Arrow UDF."""
+def json_column(
+    column: Column, dtype: T.DataType | None, writer: Any, opts: dict[str, Any]
+) -> Column:
+    """The encoded column: native ``to_json`` + frame, or the Python engine's Arrow UDF.
+
+    ``dtype`` None (the Spark type is not known before the query runs): the Python engine checks
+    each input Arrow type on the workers, once per process, with the call-time check's messages;
+    the native engine (``to_json``, which needs no type) and ``auto`` without validation take
+    the column as it is (Spark refuses a column ``to_json`` cannot write when it analyses it).
+    """
+    where = f"to_confluent_json ({writer.label})"
     try:
         doc = json.loads(writer.schema.schema_str or "")
     except ValueError as exc:
-        raise ValueError(f"to_confluent_json ({writer.label}): schema is not JSON: {exc}") from None
-    try:
-        check_json_type(dtype, doc, "")
-    except ValueError as exc:
-        raise ValueError(f"to_confluent_json ({writer.label}): {exc}") from None
+        raise ValueError(f"{where}: schema is not JSON: {exc}") from None
+    if dtype is not None:
+        try:
+            check_json_type(dtype, doc, "")
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
     engine, validate = opts["engine"], opts["validate"]
-    composite = isinstance(dtype, T.StructType | T.MapType | T.ArrayType)
+    composite = dtype is None or isinstance(dtype, T.StructType | T.MapType | T.ArrayType)
     if engine == "native" and not composite:
+        assert dtype is not None
         raise ValueError(
-            f"to_confluent_json ({writer.label}): the native engine (Spark's to_json) takes "
+            f"{where}: the native engine (Spark's to_json) takes "
             f"structs, maps and arrays, not {dtype.simpleString()}; use engine auto or python"
         )
     if engine == "native" or (engine == "auto" and not validate and composite):
@@ -202,7 +214,7 @@ def json_column(column: Column, dtype: T.DataType, writer: Any, opts: dict[str, 
     if validate:
         refs = [(r.name, r.subject, int(r.version)) for r in writer.schema.references or []]
         schema = (writer.schema.schema_str, refs)
-    spark_type = dtype.json()
+    spark_type = None if dtype is None else dtype.json()
     key = json.dumps(["json", conf, schema, spark_type, label], default=str)
 
     def encode(values: pa.Array) -> pa.Array:
@@ -210,6 +222,16 @@ def json_column(column: Column, dtype: T.DataType, writer: Any, opts: dict[str, 
         if encoder is None:
             encoder = JsonBatchEncoder(conf, schema, spark_type, prefix, label)
             _ENCODERS[key] = encoder
+        if spark_type is None:
+            fix = encoder.fixes.get(values.type, False)
+            if fix is False:
+                found = spark_type_of(values.type)
+                try:
+                    check_json_type(found, doc, "")
+                except ValueError as exc:
+                    raise ValueError(f"{where}: {exc}") from None
+                fix = encoder.fixes[values.type] = _fixer(found)
+            encoder.fix = fix
         return encoder.encode(values)
 
     return F.arrow_udf(encode, T.BinaryType())(column)

@@ -33,7 +33,7 @@ from pyspark.sql import types as T
 from serdes import wire
 from serdes.errors import SerializationError
 from serdes.protobuf import ProtobufDeserializer, _add_builtin, _is_builtin, message_index_path
-from spark_serdes.avro_encoder import _raw_arrow, arrow_to_pylist
+from spark_serdes.avro_encoder import _raw_arrow, arrow_to_pylist, spark_type_of
 
 __all__ = ["ProtobufBatchEncoder", "protobuf_column"]
 
@@ -303,6 +303,7 @@ class ProtobufBatchEncoder:
         self.prefix = prefix
         self.label = label
         self.fix = fix
+        self.fixes: dict[pa.DataType, Fixer | None] = {}  # per input type, when fitted here
 
     def encode(self, column: pa.Array) -> pa.Array:
         if column.null_count == len(column):
@@ -331,32 +332,53 @@ class ProtobufBatchEncoder:
 _ENCODERS: dict[str, ProtobufBatchEncoder] = {}
 
 
-def protobuf_column(column: Column, dtype: T.DataType, writer: Any, message: str | None) -> Column:
-    """The Arrow UDF column encoding ``column`` with the writer schema's ``message``."""
+def protobuf_column(
+    column: Column, dtype: T.DataType | None, writer: Any, message: str | None
+) -> Column:
+    """The Arrow UDF column encoding ``column`` with the writer schema's ``message``.
+
+    ``dtype`` None (the Spark type is not known before the query runs): each input Arrow type
+    is checked on the workers, once per process, with the call-time check's messages.
+    """
     label = writer.label
+    where = f"to_confluent_protobuf ({label})"
     reader = ProtobufDeserializer(None, schema_registry_client=writer.client)
     try:
         pool, file_name = reader._pool(wire.Frame(writer.schema_id, None, None, 0), None, label)
     except SerializationError as exc:
-        raise ValueError(f"to_confluent_protobuf ({label}): {exc}") from None
+        raise ValueError(f"{where}: {exc}") from None
     file = pool.FindFileByName(file_name)
     try:
         desc = _find_message(file, message, label)
-        _Plan().check_message(dtype, desc, "")  # call-time errors; workers rebuild the fixers
+        if dtype is not None:
+            _Plan().check_message(dtype, desc, "")  # call-time errors; workers rebuild the fixers
     except ValueError as exc:
-        raise ValueError(f"to_confluent_protobuf ({label}): {exc}") from None
+        raise ValueError(f"{where}: {exc}") from None
     prefix = wire.id_prefix(writer.schema_id) + wire.encode_message_indexes(_index_path(desc))
     builtins, protos = _files(file)
     full_name = desc.full_name
-    key = json.dumps(["protobuf", writer.schema_id, full_name, label, dtype.json()])
+    spark_json = None if dtype is None else dtype.json()
+    key = json.dumps(["protobuf", writer.schema_id, full_name, label, spark_json])
 
     def encode(values: pa.Array) -> pa.Array:
         encoder = _ENCODERS.get(key)
         if encoder is None:
             encoder = ProtobufBatchEncoder(builtins, protos, full_name, prefix, label, None)
-            spark_type = T._parse_datatype_json_string(dtype.json())
-            encoder.fix = _Plan().check_message(spark_type, encoder.cls.DESCRIPTOR, "")
+            if spark_json is not None:
+                spark_type = T._parse_datatype_json_string(spark_json)
+                encoder.fix = _Plan().check_message(spark_type, encoder.cls.DESCRIPTOR, "")
             _ENCODERS[key] = encoder
+        if spark_json is None:
+            fix = encoder.fixes.get(values.type, False)
+            if fix is False:
+                try:
+                    fix = _Plan().check_message(
+                        spark_type_of(values.type), encoder.cls.DESCRIPTOR, ""
+                    )
+                except ValueError as exc:
+                    raise ValueError(f"{where}: {exc}") from None
+                encoder.fixes[values.type] = fix
+            encoder.fix = fix
         return encoder.encode(values)
 
     return F.arrow_udf(encode, T.BinaryType())(column)

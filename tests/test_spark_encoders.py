@@ -302,8 +302,10 @@ def test_avro_call_time_errors_name_the_field(spark, spark_registry) -> None:  #
     with pytest.raises(TypeError, match=r"schema must be a string, a dict or a serdes\.Schema"):
         bad: Any = 42
         to_confluent_avro(F.struct("id"), url, subject=subject, schema=bad, dataframe=df)
-    with pytest.raises(ValueError, match="pass dataframe="):
-        to_confluent_avro(F.struct("id"), url, subject=subject, schema=schema)
+    # without dataframe= the type is checked when the query runs (the Python engine's workers)
+    later = to_confluent_avro(F.struct("id"), url, subject=subject, options={"engine": "python"})
+    with pytest.raises(Exception, match="field tags of the Avro schema is missing"):
+        df.select(later).collect()
     with pytest.raises(ValueError, match=r"unknown options \['mode'\]"):
         call(F.struct("id", "tags"), options={"mode": "PERMISSIVE"})
     with pytest.raises(ValueError, match="engine must be one of"):
@@ -763,3 +765,158 @@ def test_avro_python_engine_without_fastavro_internals_writes_the_same() -> None
     public.write_data = None
     expected = b"\x00\x00\x00\x00\x07" + b"\x01" + b"\x04\x02a\x02\x02\x02b\x00\x00"
     assert fast.encode(batch).to_pylist() == public.encode(batch).to_pylist() == [expected, None]
+
+
+# -- without dataframe=: the type is known only when the query runs --------------------------------
+
+
+@pytest.mark.parametrize("engine", ["auto", "native", "python"])
+def test_avro_plain_call_without_dataframe_writes_the_same_bytes(
+    avro_case, spark_registry, engine
+) -> None:  # type: ignore[no-untyped-def]
+    subject, decoded = avro_case
+    col = to_confluent_avro(
+        "v", spark_registry.url, subject=subject, schema=SCHEMA, options={"engine": engine}
+    )
+    rows = decoded.select("value", col.alias("out")).collect()
+    assert len(rows) == ROWS + 1
+    assert [r.out for r in rows] == [r.value for r in rows]  # the tombstone stays None
+
+
+def test_avro_without_dataframe_fits_and_fails_on_the_workers(spark, spark_registry) -> None:  # type: ignore[no-untyped-def]
+    schema = {
+        "type": "record",
+        "name": "Plain",
+        "namespace": "enc",
+        "fields": [
+            {"name": "id", "type": "long"},
+            {"name": "score", "type": ["null", "long"]},
+            {"name": "kind", "type": {"type": "enum", "name": "Kind", "symbols": ["A"]}},
+            {"name": "n", "type": "int", "default": 7},
+        ],
+    }
+    subject = _subject("enc-plain")
+    url = spark_registry.url
+    ddl = "id int, score int, kind string"
+    df = spark.createDataFrame([(1, 5, "A"), (2, None, "A")], ddl)
+    source = df
+    given = source.select(
+        to_confluent_avro(
+            F.struct("*"),
+            url,
+            subject=subject,
+            schema=schema,
+            options={"engine": "python"},
+            dataframe=source,
+        )
+    )
+    plain = source.select(
+        to_confluent_avro(
+            F.struct("*"), url, subject=subject, schema=schema, options={"engine": "python"}
+        )
+    )
+    expected = [r[0] for r in given.collect()]
+    assert [r[0] for r in plain.collect()] == expected  # int -> long (also in a union), default
+    reader = AvroDeserializer(_client(spark_registry))
+    assert reader(expected[0], None) == {"id": 1, "score": 5, "kind": "A", "n": 7}
+    nulls = spark.createDataFrame([(None,), (1,)], "id int").select(
+        F.when(
+            F.col("id").isNotNull(),
+            F.struct("id", F.lit(None).cast("int").alias("score"), F.lit("A").alias("kind")),
+        ).alias("s")
+    )
+    got = nulls.select(to_confluent_avro("s", url, subject=subject)).collect()
+    assert sorted(r[0] is None for r in got) == [False, True]  # a null row stays null
+    label = f"to_confluent_avro \\(subject '{subject}', schema id \\d+\\): "
+    bad = {
+        'field id is null, but its Avro type "long" has no null': spark.createDataFrame(
+            [(None, 1, "A")], ddl
+        ),
+        "field kind: B is not a symbol of enum enc.Kind": spark.createDataFrame([(1, 1, "B")], ddl),
+        r"the struct has field\(s\) \['extra'\] that Avro record enc.Plain": spark.createDataFrame(
+            [(1, 1, "A", 0)], f"{ddl}, extra int"
+        ),
+        "field kind: Spark type int cannot be written as Avro": spark.createDataFrame(
+            [(1, 1, 0)], "id int, score int, kind int"
+        ),
+    }
+    for message, frame in bad.items():
+        out = frame.select(
+            to_confluent_avro(F.struct("*"), url, subject=subject, options={"engine": "python"})
+        )
+        with pytest.raises(Exception, match=label + message):
+            out.collect()
+    # native without the type: Spark's own to_avro with the writer schema (no int -> long)
+    native = df.select(
+        to_confluent_avro(F.struct("*"), url, subject=subject, options={"engine": "native"})
+    )
+    with pytest.raises(Exception, match="IncompatibleSchemaException: Cannot convert SQL type"):
+        native.collect()
+    exact = df.select(
+        F.struct(
+            F.col("id").cast("long").alias("id"),
+            F.col("score").cast("long").alias("score"),
+            "kind",
+            F.lit(7).alias("n"),
+        ).alias("s")
+    )
+    col = to_confluent_avro("s", url, subject=subject, options={"engine": "native"})
+    assert [r[0] for r in exact.select(col).collect()] == expected
+
+
+def test_protobuf_and_json_plain_call_without_dataframe(spark, spark_registry) -> None:  # type: ignore[no-untyped-def]
+    url = spark_registry.url
+    proto = 'syntax = "proto3";\npackage encplain;\nmessage P { string name = 1; int64 qty = 2; }\n'
+    subject = _subject("enc-plain-pb")
+    df = spark.createDataFrame([("a", 1), ("b", 2), (None, None)], "name string, qty int")
+    rows = df.select(F.when(F.col("name").isNotNull(), F.struct("*")).alias("p"))
+    outs = [
+        [
+            r[0]
+            for r in rows.select(
+                to_confluent_protobuf("p", url, subject=subject, schema=proto, **extra)
+            ).collect()
+        ]
+        for extra in ({"dataframe": rows}, {})
+    ]
+    assert outs[0] == outs[1] and outs[0][2] is None and outs[0][0] is not None
+    wrong = df.select(
+        to_confluent_protobuf(
+            F.struct("name", F.col("name").alias("qty")), url, subject=subject, schema=proto
+        )
+    )
+    with pytest.raises(
+        Exception,
+        match=f"to_confluent_protobuf \\(subject '{subject}', schema "
+        r"id \d+\): field qty: Spark type string cannot be written as Protobuf "
+        "int64",
+    ):
+        wrong.collect()
+    jsubject = _subject("enc-plain-json")
+    schema = json.dumps(PERSON)
+    raw = spark.createDataFrame([*_people(4), (None,) * 9], PERSON_DDL)
+    person = F.struct(*[F.col(c) for c in raw.columns])
+    people = raw.select(F.when(F.col("name").isNotNull(), person).alias("p"))
+    for engine, validate in (("python", "true"), ("native", "false"), ("auto", "false")):
+        opts = {"engine": engine, "validate": validate}
+        got = [
+            [
+                r[0]
+                for r in people.select(
+                    to_confluent_json(
+                        "p", url, subject=jsubject, schema=schema, options=opts, **extra
+                    )
+                ).collect()
+            ]
+            for extra in ({"dataframe": people}, {})
+        ]
+        assert got[0] == got[1] and got[0][-1] is None and got[0][0] is not None, engine
+    missing = people.select(
+        to_confluent_json(F.struct("p.name"), url, subject=jsubject, schema=schema)
+    )
+    with pytest.raises(
+        Exception,
+        match=f"to_confluent_json \\(subject '{jsubject}', schema id "
+        r"\d+\): the column: required property\(ies\) \['age'\] missing",
+    ):
+        missing.collect()
