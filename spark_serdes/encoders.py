@@ -15,12 +15,17 @@ The writer schema is resolved once, on the driver, when the function is called:
   serializers do;
 * no ``schema``: the subject's ``version`` (``"latest"`` by default, or a number).
 
-``dataframe=df`` (the DataFrame the column is selected from) gives the column's Spark type at
-call time; a PySpark column alone does not carry it. Fields are matched by name. What the
-Spark type shows cannot fit the schema (a field missing without default, an extra field, a
-type the schema's type cannot hold) raises ``ValueError`` when the function is called; what
-only the data shows (a null in a non-null field, an unknown enum symbol, a record failing JSON
-Schema validation) fails the query naming the subject, the schema id and the reason.
+``dataframe=df`` (optional: the DataFrame the column is selected from) gives the column's
+Spark type at call time; a PySpark column alone does not carry it. Fields are matched by name.
+With it, what the Spark type shows cannot fit the schema (a field missing without default, an
+extra field, a type the schema's type cannot hold) raises ``ValueError`` when the function is
+called, earliest and clearest. Without it, the Python engines check and fit the Arrow type of
+the batches they receive (once per worker process and input type) and the same messages fail
+the query; Avro's ``auto`` engine is then the Python engine, and ``native`` is Spark's own
+``to_avro(column, writer schema)`` (spark-avro's by-name matching and errors, no promotions,
+defaults or union wrapping); native JSON (``to_json``) needs no type. What only the data shows
+(a null in a non-null field, an unknown enum symbol, a record failing JSON Schema validation)
+fails the query naming the subject, the schema id and the reason.
 
 Engines (``options={"engine": "auto" | "native" | "python"}``):
 
@@ -240,8 +245,9 @@ def to_confluent_avro(
     """Encode a column as Confluent-framed Avro (``0x00``, 4-byte schema id, Avro binary).
 
     ``registry``: the registry URL or a ``serdes.SchemaRegistryClient`` configuration.
-    ``dataframe``: the DataFrame ``col`` is selected from; its Spark type is checked against
-    the schema when the function is called (needed unless the column reads no input column).
+    ``dataframe``: optional, the DataFrame ``col`` is selected from: its Spark type is checked
+    against the schema when the function is called; without it the check runs in the query
+    (``auto`` then uses the Python engine; ``native`` is Spark's plain ``to_avro``).
     ``options``: ``engine`` (``auto``/``native``/``python``), ``auto.register.schemas``
     (default true), ``normalize.schemas`` (default false).
     """
