@@ -178,8 +178,6 @@ def from_confluent_avro(
             "engine native needs Spark's spark-avro jar on the classpath "
             "(spark.jars.packages=org.apache.spark:spark-avro_2.13:<spark version>)"
         )
-    if permissive and _permissive_sentinel(strict_type) is None:
-        use_native = False
     if not use_native or not writers:
         return _python_column(
             column, conf, reader, writers, result_type, permissive, error_field is not None
@@ -193,19 +191,39 @@ def _frame(schema_id: int) -> bytes:
     return b"\x00" + schema_id.to_bytes(4, "big")
 
 
-def _permissive_sentinel(strict_type: T.DataType) -> str | None:
-    """A field that is never null in a decoded record: how a PERMISSIVE failure is told apart.
+_CHECK_FIELD = "decoded"
+
+
+def _check_schema(reader_doc: Any) -> str | None:
+    """A reader schema that only tells whether a record decodes: the record, no fields of it.
+
+    Resolving a writer record to it, Avro reads past (skips) every field, without building
+    the values, and fills in one non-null field from its default, so Spark's PERMISSIVE
+    ``from_avro`` gives that field null exactly when the record is malformed. ``None`` for a
+    reader that is not a record (its full PERMISSIVE decode is the check: null is failure).
+    """
+    if not isinstance(reader_doc, dict) or reader_doc.get("type") not in ("record", "error"):
+        return None
+    check = {
+        "type": "record",
+        "name": reader_doc["name"],
+        "fields": [{"name": _CHECK_FIELD, "type": "boolean", "default": True}],
+    }
+    if "namespace" in reader_doc:
+        check["namespace"] = reader_doc["namespace"]
+    return json.dumps(check)
+
+
+def _sentinel(strict_type: T.DataType) -> str | None:
+    """A field never null in a decoded record (non-nullable in the reader schema), if any.
 
     Spark's ``from_avro`` in PERMISSIVE mode answers a malformed record with a struct whose
-    fields are all null (not a null struct). A field non-nullable in the reader schema is null
-    only then. ``""`` for a non-struct type (null result means failure); ``None`` when every
-    field is nullable (the native engine cannot tell, the Python engine is used).
+    fields are all null, so that field is null exactly then.
     """
-    if not isinstance(strict_type, T.StructType):
-        return ""
-    for field in strict_type.fields:
-        if not field.nullable:
-            return field.name
+    if isinstance(strict_type, T.StructType):
+        for field in strict_type.fields:
+            if not field.nullable:
+                return field.name
     return None
 
 
@@ -219,28 +237,46 @@ def _native_column(
     mode: str,
     error_field: str | None,
 ) -> Column:
-    """CASE over the frame bytes: Spark's from_avro for each known id, else the Python engine."""
+    """CASE over the frame bytes: Spark's from_avro for each known id, else the Python engine.
+
+    Spark's FAILFAST error does not say the schema id, so the rows are first checked with
+    ``from_avro`` in PERMISSIVE mode: a result only a malformed record gives sends the record to
+    the Python engine, which decodes it again and fails the task naming the id and the reason
+    (FAILFAST) or answers null and the reason (PERMISSIVE). Those rows never reach the value
+    below (the task fails first), so in FAILFAST the value is Spark's FAILFAST ``from_avro``,
+    with its strict type (non-nullable fields), exactly as ``from_avro`` gives it.
+    """
     from pyspark.sql.avro.functions import from_avro
 
     prefix = F.substring(column, 1, 5)
     payload = F.substring(column, 6, 2_147_483_647)
     reader_doc = json.loads(reader)
-    decoded: Column | None = None
+    check_reader = _check_schema(reader_doc)
+    checked: Column | None = None  # true where Spark could not decode the record
+    decoded: Column | None = None  # the value, in the query's mode
     known: Column | None = None
     for schema_id, writer in writers.items():
         opts = {"mode": mode}
         if json.loads(writer) != reader_doc:
             opts["avroSchema"] = reader
         hit = prefix == F.lit(_frame(schema_id))
-        branch = from_avro(payload, writer, opts)
-        decoded = F.when(hit, branch) if decoded is None else decoded.when(hit, branch)
+        value = from_avro(payload, writer, opts)
+        if check_reader is None:
+            full = from_avro(payload, writer, {**opts, "mode": "PERMISSIVE"})
+            check = full.isNull()
+        else:
+            probe = from_avro(payload, writer, {"mode": "PERMISSIVE", "avroSchema": check_reader})
+            check = probe[_CHECK_FIELD].isNull()
+        checked = F.when(hit, check) if checked is None else checked.when(hit, check)
+        decoded = F.when(hit, value) if decoded is None else decoded.when(hit, value)
         known = hit if known is None else known | hit
-    assert decoded is not None and known is not None
+    assert checked is not None and decoded is not None and known is not None
     known = F.coalesce(known, F.lit(False))
-    # Ids the subject did not have when the query was planned, and malformed frames: the
-    # Python engine (it sees only those rows; the others reach it as nulls).
+    native = known & ~(column.isNotNull() & checked)
+    # Ids the subject did not have when the query was planned, malformed frames and records
+    # Spark could not decode: the Python engine (it sees only those rows, the others as nulls).
     fallback = _python_column(
-        F.when(~known, column),
+        F.when(~native, column),
         conf,
         reader,
         writers,
@@ -248,27 +284,29 @@ def _native_column(
         mode == "PERMISSIVE",
         error_field is not None,
     )
-    bad: Column | None = None
-    if mode == "PERMISSIVE":
-        sentinel = _permissive_sentinel(strict_type)
-        failed = decoded.isNull() if not sentinel else decoded[sentinel].isNull()
-        bad = known & column.isNotNull() & failed
-        decoded = F.when(~bad, decoded)
-    if error_field is None:
+    if mode == "FAILFAST":
+        # a known id reaching the value decoded: a failure has already failed the task
         return F.when(known, decoded).otherwise(fallback)
-    assert bad is not None
+    # PERMISSIVE: with a never-null field, the value's own null tells a failure (no second
+    # probe of the payload here); a record Spark cannot decode that passed the probe (Avro
+    # skips some things without checking them, e.g. an enum's index) gets a reason from here.
+    sentinel = _sentinel(strict_type)
+    ok = native if sentinel is None else known & decoded[sentinel].isNotNull()
+    if error_field is None:
+        return F.when(ok, decoded).otherwise(fallback)
+    unexplained = (
+        known & column.isNotNull() & fallback["value"].isNull() & fallback[error_field].isNull()
+    )
     schema_id = F.conv(F.hex(F.substring(column, 2, 4)), 16, 10)
+    reason = F.concat(
+        F.lit("schema id "),
+        schema_id,
+        F.lit(": payload does not decode as Avro with its writer schema (Spark from_avro)"),
+    )
+    value = F.when(ok, decoded).otherwise(fallback["value"])
     error = (
-        F.when(
-            bad,
-            F.concat(
-                F.lit("schema id "),
-                schema_id,
-                F.lit(": payload does not decode as Avro with its writer schema (Spark from_avro)"),
-            ),
-        )
-        .when(known, F.lit(None).cast("string"))
+        F.when(ok, F.lit(None).cast("string"))
+        .when(unexplained, reason)
         .otherwise(fallback[error_field])
     )
-    value = F.when(known, decoded).otherwise(fallback["value"])
     return F.struct(value.alias("value"), error.alias(error_field))
