@@ -13,7 +13,9 @@ Engines (``options={"engine": "auto" | "native" | "python"}``):
 * **native** (``auto`` picks it when Spark's ``spark-avro`` jar is on the classpath): for every
   schema id registered under the subject, Spark's own ``from_avro(payload after the 5-byte
   frame, writer schema, {"avroSchema": reader schema})``, chosen by comparing the frame bytes;
-  records with any other id go to the Python engine.
+  records with any other id, and records a PERMISSIVE ``from_avro`` probe (a reader with no
+  fields of the record: Avro skips them) finds malformed, go to the Python engine, which
+  decodes them again and so fails or answers with the schema id and the reason.
 * **python**: a vectorised Arrow UDF (``arrow_udf``) decoding whole batches with fastavro in the
   Python workers; writer schemas the driver did not know are fetched once per worker process.
 
