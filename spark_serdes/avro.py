@@ -31,6 +31,32 @@ __all__ = ["AvroBatchDecoder", "inline_schema", "raw_arrow_type", "strip_logical
 _KEEP_LOGICAL = {"decimal"}
 
 
+def map_types(
+    schema: Any, node: Callable[[dict[str, Any]], dict[str, Any]], name: Any = None
+) -> Any:
+    """A copy of an Avro schema tree with ``node`` applied to every type object (before its
+    children are walked) and ``name`` (default: unchanged) to every type given by name."""
+    if isinstance(schema, list):
+        return [map_types(branch, node, name) for branch in schema]
+    if isinstance(schema, str):
+        return name(schema) if name is not None else schema
+    if not isinstance(schema, dict):
+        return schema
+    out = node(schema)
+    kind = out.get("type")
+    if kind in ("record", "error"):
+        out["fields"] = [
+            {**field, "type": map_types(field["type"], node, name)} for field in out["fields"]
+        ]
+    elif kind == "array":
+        out["items"] = map_types(out["items"], node, name)
+    elif kind == "map":
+        out["values"] = map_types(out["values"], node, name)
+    elif isinstance(kind, dict | list):
+        out["type"] = map_types(kind, node, name)
+    return out
+
+
 def inline_schema(parsed: Any) -> Any:
     """fastavro's parsed schema as plain JSON with every named type defined at first use.
 
@@ -40,28 +66,18 @@ def inline_schema(parsed: Any) -> Any:
     named = dict(parsed.get("__named_schemas", {})) if isinstance(parsed, dict) else {}
     defined: set[str] = set()
 
-    def walk(schema: Any) -> Any:
-        if isinstance(schema, str):
-            if schema in named and schema not in defined:
-                return walk(named[schema])
-            return schema
-        if isinstance(schema, list):
-            return [walk(branch) for branch in schema]
+    def node(schema: dict[str, Any]) -> dict[str, Any]:
         out = {k: v for k, v in schema.items() if not k.startswith("__")}
-        kind = out.get("type")
-        if kind in ("record", "error", "enum", "fixed") and "name" in out:
+        if out.get("type") in ("record", "error", "enum", "fixed") and "name" in out:
             defined.add(out["name"])
-        if kind in ("record", "error"):
-            out["fields"] = [{**field, "type": walk(field["type"])} for field in out["fields"]]
-        elif kind == "array":
-            out["items"] = walk(out["items"])
-        elif kind == "map":
-            out["values"] = walk(out["values"])
-        elif isinstance(kind, dict | list):
-            out["type"] = walk(kind)
         return out
 
-    return walk(parsed)
+    def name(ref: str) -> Any:
+        if ref in named and ref not in defined:
+            return map_types(named[ref], node, name)
+        return ref
+
+    return map_types(parsed, node, name)
 
 
 def schema_json(schema: Schema, client: Any) -> str:
@@ -74,25 +90,14 @@ def schema_json(schema: Schema, client: Any) -> str:
 
 def strip_logical_types(schema: Any) -> Any:
     """The schema with logical types removed (``decimal`` kept): decoded as plain values."""
-    if isinstance(schema, list):
-        return [strip_logical_types(b) for b in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = dict(schema)
-    if out.get("logicalType") not in _KEEP_LOGICAL:
-        out.pop("logicalType", None)
-    kind = out.get("type")
-    if kind in ("record", "error"):
-        out["fields"] = [
-            {**field, "type": strip_logical_types(field["type"])} for field in out["fields"]
-        ]
-    elif kind == "array":
-        out["items"] = strip_logical_types(out["items"])
-    elif kind == "map":
-        out["values"] = strip_logical_types(out["values"])
-    elif isinstance(kind, dict | list):
-        out["type"] = strip_logical_types(kind)
-    return out
+
+    def node(schema: dict[str, Any]) -> dict[str, Any]:
+        out = dict(schema)
+        if out.get("logicalType") not in _KEEP_LOGICAL:
+            out.pop("logicalType", None)
+        return out
+
+    return map_types(schema, node)
 
 
 _RAW_PRIMITIVES = {

@@ -38,7 +38,7 @@ from pyspark.sql import types as T
 from serdes import avro as _serdes_avro
 from serdes import wire
 from serdes.errors import SerializationError
-from spark_serdes.avro import _named_types, _qualified
+from spark_serdes.avro import _named_types, _qualified, map_types
 from spark_serdes.types import _to_sql
 
 __all__ = [
@@ -857,22 +857,9 @@ class AvroBatchEncoder:
 
 def _without_logical_types(schema: Any) -> Any:
     """The schema with every logical type removed: the fixers give the plain Avro values."""
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, list):
-            return [walk(b) for b in node]
-        if not isinstance(node, dict):
-            return node
-        out = {k: v for k, v in node.items() if k not in ("logicalType", "precision", "scale")}
-        kind = out.get("type")
-        if kind in ("record", "error"):
-            out["fields"] = [{**f, "type": walk(f["type"])} for f in out["fields"]]
-        elif kind == "array":
-            out["items"] = walk(out["items"])
-        elif kind == "map":
-            out["values"] = walk(out["values"])
-        elif isinstance(kind, dict | list):
-            out["type"] = walk(kind)
-        return out
-
-    return walk(schema)
+    return map_types(
+        schema,
+        lambda node: {
+            k: v for k, v in node.items() if k not in ("logicalType", "precision", "scale")
+        },
+    )
