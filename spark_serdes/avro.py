@@ -25,6 +25,7 @@ from serdes.errors import SchemaRegistryError, SerializationError
 from serdes.schema import Schema
 from spark_serdes._frames import DecodeFailure, read_id_frame
 from spark_serdes._registry import client_for
+from spark_serdes.types import named_types
 
 __all__ = ["AvroBatchDecoder", "inline_schema", "raw_arrow_type", "strip_logical_types"]
 
@@ -128,38 +129,13 @@ def _kind(schema: Any, named: dict[str, Any]) -> str:
     return _kind(kind, named) if isinstance(kind, dict | list) else str(kind)
 
 
-def _named_types(schema: Any) -> dict[str, Any]:
-    named: dict[str, Any] = {}
-
-    def walk(s: Any) -> None:
-        if isinstance(s, list):
-            for b in s:
-                walk(b)
-        elif isinstance(s, dict):
-            kind = s.get("type")
-            if kind in ("record", "error", "enum", "fixed") and "name" in s:
-                named.setdefault(s["name"], s)
-            if kind in ("record", "error"):
-                for f in s["fields"]:
-                    walk(f["type"])
-            elif kind == "array":
-                walk(s["items"])
-            elif kind == "map":
-                walk(s["values"])
-            elif isinstance(kind, dict | list):
-                walk(kind)
-
-    walk(schema)
-    return named
-
-
 def raw_arrow_type(schema: Any) -> pa.DataType:
     """The Arrow type the decoded (logical-types-stripped) values are built as.
 
     Shaped as spark-avro's Spark type (same unions, member structs, nullability ignored) with
     timestamps in the schema's own unit, so that a cast gives Spark's Arrow type.
     """
-    named = _named_types(schema)
+    named = named_types(schema)
     return _raw(schema, named)
 
 
@@ -277,7 +253,7 @@ def value_fixer(schema: Any) -> Callable[[Any], Any] | None:
     ``None`` when the schema has no union that Spark maps to ``member0..n`` (the common case:
     then the decoded dicts go to Arrow untouched).
     """
-    named = _named_types(schema)
+    named = named_types(schema)
     return _fixer(schema, named, ())
 
 

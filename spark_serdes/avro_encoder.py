@@ -38,8 +38,8 @@ from pyspark.sql import types as T
 from serdes import avro as _serdes_avro
 from serdes import wire
 from serdes.errors import SerializationError
-from spark_serdes.avro import _named_types, _qualified, map_types
-from spark_serdes.types import _to_sql
+from spark_serdes.avro import _qualified, map_types
+from spark_serdes.types import _to_sql, named_types
 
 __all__ = [
     "AvroBatchEncoder",
@@ -436,7 +436,7 @@ def fit_column(column: Column, dtype: T.DataType, schema: Any) -> tuple[Column, 
     ``schema`` is the qualified JSON form (:func:`qualified_schema`). A null value is not a
     problem at the top (it becomes a null record: a tombstone).
     """
-    named = _named_types(schema)
+    named = named_types(schema)
     return _Fit(named).fit(column, dtype, False, schema, "")
 
 
@@ -468,7 +468,7 @@ _TYPE_ONLY = _TypeOnly()
 
 def check_type(dtype: T.DataType, schema: Any) -> None:
     """The call-time checks of :func:`fit_column` for ``dtype``, without building a column."""
-    _Fit(_named_types(schema), _TYPE_ONLY).fit(_TYPE_ONLY, dtype, False, schema, "")  # type: ignore[arg-type]
+    _Fit(named_types(schema), _TYPE_ONLY).fit(_TYPE_ONLY, dtype, False, schema, "")  # type: ignore[arg-type]
 
 
 class RowProblem(SerializationError):
@@ -612,7 +612,7 @@ class _ValueFit:
 def value_fitter(dtype: T.DataType, schema: Any) -> Fixer:
     """Checks ``dtype`` (``ValueError``) and returns the worker's fit of one non-null value."""
     check_type(dtype, schema)
-    whole = _ValueFit(_named_types(schema)).fit(dtype, schema, "")
+    whole = _ValueFit(named_types(schema)).fit(dtype, schema, "")
     return lambda v: whole(v)
 
 
@@ -796,7 +796,7 @@ class AvroBatchEncoder:
         # decimals are written as the bytes the fixers make, timestamps and dates as numbers
         self.parsed = parse_schema(_without_logical_types(qualified), named_schemas=named)
         self.named = named
-        self.fix = _Fixers(_named_types(qualified)).of(qualified)
+        self.fix = _Fixers(named_types(qualified)).of(qualified)
         self.write_data = _serdes_avro._write_data
         self.options = dict(_serdes_avro._WRITE_OPTIONS)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from pyspark.sql import types as T
 
-__all__ = ["avro_to_spark", "spark_nullable"]
+__all__ = ["avro_to_spark", "named_types", "spark_nullable"]
 
 _PRIMITIVES: dict[str, T.DataType] = {
     "boolean": T.BooleanType(),
@@ -30,7 +30,7 @@ _PRIMITIVES: dict[str, T.DataType] = {
 }
 
 
-def _named(parsed: Any) -> dict[str, Any]:
+def named_types(parsed: Any) -> dict[str, Any]:
     """Every named type defined in a parsed schema, by full name."""
     out: dict[str, Any] = (
         dict(parsed.get("__named_schemas", {})) if isinstance(parsed, dict) else {}
@@ -60,7 +60,7 @@ def _named(parsed: Any) -> dict[str, Any]:
 
 def avro_to_spark(parsed: Any) -> T.DataType:
     """The Spark type spark-avro's ``from_avro`` gives this (reader) schema."""
-    named = _named(parsed)
+    named = named_types(parsed)
     return _to_sql(parsed, named, ())[0]
 
 
