@@ -12,7 +12,10 @@ Paths, each reading the same Parquet file of framed records (0x00, 4-byte id, Av
 * ``row UDF``: a row-at-a-time (pickled) Python UDF calling fastavro's ``schemaless_reader``;
 * ``from_avro``: Spark's own native ``from_avro`` on the payload after the 5-byte header, with
   the writer schema given by hand (no registry, no id check): the JVM ceiling;
-* ``ours native``: ``from_confluent_avro`` with Spark's spark-avro jar (dispatch on the id);
+* ``ours native``: ``from_confluent_avro`` with Spark's spark-avro jar (dispatch on the id,
+  the failure probe; FAILFAST's default plan, all on the JVM);
+* ``ours native + Python``: the same with ``unknownIds: "python"`` (ids the plan does not
+  cover go to the Python engine, so an Arrow UDF is evaluated on every row);
 * ``ours python``: ``from_confluent_avro(options={"engine": "python"})`` (Arrow UDF, fastavro).
 
 ``--format protobuf`` measures ``from_confluent_protobuf`` (Arrow UDF) against a row-at-a-time
@@ -170,6 +173,12 @@ def avro_main(args: argparse.Namespace) -> None:
             ),
             "ours, native engine": lambda: from_confluent_avro(
                 "value", url, subject="orders-value", options={"engine": "native"}
+            ),
+            "ours, native + Python for other ids": lambda: from_confluent_avro(
+                "value",
+                url,
+                subject="orders-value",
+                options={"engine": "native", "unknownIds": "python"},
             ),
             "ours, Python engine": lambda: from_confluent_avro(
                 "value", url, subject="orders-value", options={"engine": "python"}

@@ -80,6 +80,7 @@ def _uses_from_avro(df) -> bool:  # type: ignore[no-untyped-def]
     return "from_avro" in df._jdf.queryExecution().optimizedPlan().toString()
 
 
+@pytest.mark.parametrize("unknown_ids", ["error", "python"])
 @pytest.mark.parametrize(
     ("kind", "body"),
     [
@@ -89,14 +90,14 @@ def _uses_from_avro(df) -> bool:  # type: ignore[no-untyped-def]
     ],
 )
 def test_native_failfast_names_schema_id_and_avro_reason(
-    spark, spark_registry, subjects, kind, body
+    spark, spark_registry, subjects, kind, body, unknown_ids
 ) -> None:  # type: ignore[no-untyped-def]
     subject, schema_id = subjects[kind]
     good = framed(schema_id, STRICT if kind == "strict" else NULLABLE, [
         _strict_record(1) if kind == "strict" else {"text": "ok", "stars": 5}
     ])[0]  # fmt: skip
     df = spark.createDataFrame([(0, good), (1, _frame(schema_id, body))], "n int, value binary")
-    decoded = _decode(df, spark_registry.url, subject)
+    decoded = _decode(df, spark_registry.url, subject, unknownIds=unknown_ids)
     assert _uses_from_avro(decoded)
     with pytest.raises(
         Exception, match=rf"schema id {schema_id}: payload does not decode as Avro: \w+"
@@ -105,8 +106,9 @@ def test_native_failfast_names_schema_id_and_avro_reason(
     assert "Malformed records are detected" not in str(failure.value)
 
 
+@pytest.mark.parametrize("unknown_ids", ["error", "python"])
 def test_native_permissive_all_nullable_reader_gives_rows_and_reasons(
-    spark, spark_registry, subjects
+    spark, spark_registry, subjects, unknown_ids
 ) -> None:  # type: ignore[no-untyped-def]
     subject, schema_id = subjects["nullable"]
     values = framed(schema_id, NULLABLE, [{"text": "a", "stars": 1}, {"text": None, "stars": None}])
@@ -119,7 +121,14 @@ def test_native_permissive_all_nullable_reader_gives_rows_and_reasons(
         (5, b"\x00" + (876543).to_bytes(4, "big")),
     ]
     df = spark.createDataFrame(rows, "n int, value binary").repartition(2)
-    out = _decode(df, spark_registry.url, subject, mode="PERMISSIVE", errorField="error")
+    out = _decode(
+        df,
+        spark_registry.url,
+        subject,
+        mode="PERMISSIVE",
+        errorField="error",
+        unknownIds=unknown_ids,
+    )
     assert _uses_from_avro(out)  # no longer handed whole to the Python engine
     got = {r.n: r.v for r in out.collect()}
     assert got[0].value.asDict() == {"text": "a", "stars": 1} and got[0].error is None
@@ -129,7 +138,7 @@ def test_native_permissive_all_nullable_reader_gives_rows_and_reasons(
         assert got[n].error.startswith(f"schema id {schema_id}: payload does not decode as Avro")
     assert got[4].value is None and got[4].error is None
     assert got[5].value is None and "schema id 876543" in got[5].error
-    plain = _decode(df, spark_registry.url, subject, mode="PERMISSIVE")
+    plain = _decode(df, spark_registry.url, subject, mode="PERMISSIVE", unknownIds=unknown_ids)
     values_only = {r.n: r.v for r in plain.collect()}
     assert values_only[1].asDict() == {"text": None, "stars": None}
     assert values_only[2] is None and values_only[3] is None and values_only[4] is None
@@ -149,3 +158,35 @@ def test_native_failfast_type_and_rows_equal_from_avro(spark, spark_registry, su
     lines = ours.schema["v"].dataType["lines"].dataType
     assert not lines.containsNull and not lines.elementType["qty"].nullable
     assert sorted(ours.collect()) == sorted(expected.collect())
+
+
+ENUMS = {
+    "type": "record", "name": "Ticket", "namespace": "native.errors",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "state", "type": {"type": "enum", "name": "State", "symbols": ["OPEN", "DONE"]}},
+    ],
+}  # fmt: skip
+
+
+def test_native_jvm_plan_record_the_probe_passes_but_spark_cannot_read(
+    spark, spark_registry
+) -> None:  # type: ignore[no-untyped-def]
+    """An enum index out of range: the probe skips the enum without checking it. PERMISSIVE
+    (no Python in the plan) still answers null and a reason, told by the non-nullable ``id``;
+    FAILFAST fails with Spark's own message (the gap: it does not say the schema id)."""
+    url = spark_registry.url
+    subject = "native-errors-enum-value"
+    schema_id = register(url, subject, ENUMS)
+    good = framed(schema_id, ENUMS, [{"id": 7, "state": "DONE"}])[0]
+    rows = [(0, good), (1, _frame(schema_id, b"\x02\x0a")), (2, _frame(schema_id, b"\xff"))]
+    df = spark.createDataFrame(rows, "n int, value binary")
+    out = _decode(df, url, subject, mode="PERMISSIVE", errorField="error", unknownIds="error")
+    assert "ArrowEvalPython" not in out._jdf.queryExecution().executedPlan().toString()
+    got = {r.n: r.v for r in out.collect()}
+    assert got[0].value.asDict() == {"id": 7, "state": "DONE"} and got[0].error is None
+    for n in (1, 2):
+        assert got[n].value is None
+        assert got[n].error.startswith(f"schema id {schema_id}: payload does not decode as Avro")
+    with pytest.raises(Exception, match="Malformed records are detected"):
+        _decode(df.where("n < 2"), url, subject, unknownIds="error").collect()
