@@ -48,6 +48,7 @@ from pyspark.sql import types as T
 
 from spark_serdes import avro as _avro
 from spark_serdes._registry import client_for, registry_conf, subject_versions
+from spark_serdes.avro_probe import probe_reader
 from spark_serdes.types import avro_to_spark, spark_nullable
 
 __all__ = ["from_confluent_avro", "native_avro_available"]
@@ -213,27 +214,17 @@ def _frame(schema_id: int) -> bytes:
     return b"\x00" + schema_id.to_bytes(4, "big")
 
 
-_CHECK_FIELD = "decoded"
+def _undecodable(payload: Column, writer: str, opts: dict[str, str]) -> Column:
+    """True where Spark's ``from_avro`` cannot decode the payload with the writer schema: the
+    probe reader (:mod:`spark_serdes.avro_probe`) in PERMISSIVE mode, or for a writer that is
+    not a record the full decode in PERMISSIVE mode (null is failure)."""
+    from pyspark.sql.avro.functions import from_avro
 
-
-def _check_schema(reader_doc: Any) -> str | None:
-    """A reader schema that only tells whether a record decodes: the record, no fields of it.
-
-    Resolving a writer record to it, Avro reads past (skips) every field, without building
-    the values, and fills in one non-null field from its default, so Spark's PERMISSIVE
-    ``from_avro`` gives that field null exactly when the record is malformed. ``None`` for a
-    reader that is not a record (its full PERMISSIVE decode is the check: null is failure).
-    """
-    if not isinstance(reader_doc, dict) or reader_doc.get("type") not in ("record", "error"):
-        return None
-    check = {
-        "type": "record",
-        "name": reader_doc["name"],
-        "fields": [{"name": _CHECK_FIELD, "type": "boolean", "default": True}],
-    }
-    if "namespace" in reader_doc:
-        check["namespace"] = reader_doc["namespace"]
-    return json.dumps(check)
+    probe = probe_reader(writer)
+    if probe is None:
+        return from_avro(payload, writer, {**opts, "mode": "PERMISSIVE"}).isNull()
+    text, flag = probe
+    return from_avro(payload, writer, {"mode": "PERMISSIVE", "avroSchema": text})[flag].isNull()
 
 
 def _sentinel(strict_type: T.DataType) -> str | None:
@@ -307,20 +298,19 @@ def _jvm_column(
     """The native engine with no Python in the plan (``unknownIds: "error"``): a CASE over the
     frame bytes, Spark's ``from_avro`` for each known id, and every other record a bad record.
 
-    A PERMISSIVE ``from_avro`` probe (see :func:`_check_schema`) says which records do not
+    A PERMISSIVE ``from_avro`` probe (see :func:`_undecodable`) says which records do not
     decode; the query fails on the first (FAILFAST, through ``raise_error``) or answers null
     with the reason (PERMISSIVE), naming the schema id. In FAILFAST the value is Spark's FAILFAST
     ``from_avro``, with its strict type. A record the probe passes but the full decode does not
-    (Avro does not check what it skips, e.g. an enum's index) fails with Spark's own message
-    (FAILFAST) or is null with a general reason (PERMISSIVE, when the reader has a non-nullable
-    field to tell it by).
+    (resolving to the reader fails, e.g. a symbol the reader's enum lacks) fails with Spark's
+    own message (FAILFAST) or is null with a general reason (PERMISSIVE, when the reader has a
+    non-nullable field to tell it by).
     """
     from pyspark.sql.avro.functions import from_avro
 
     prefix = F.substring(column, 1, 5)
     payload = F.substring(column, 6, 2_147_483_647)
     reader_doc = json.loads(reader)
-    check_reader = _check_schema(reader_doc)
     sentinel = _sentinel(strict_type) if mode == "PERMISSIVE" else None
     problem: Column | None = None  # why the record is not decoded; null when it is
     decoded: Column | None = None
@@ -330,11 +320,7 @@ def _jvm_column(
             opts["avroSchema"] = reader
         hit = prefix == F.lit(_frame(schema_id))
         value = from_avro(payload, writer, opts)
-        if check_reader is None:
-            bad = from_avro(payload, writer, {**opts, "mode": "PERMISSIVE"}).isNull()
-        else:
-            probe = from_avro(payload, writer, {"mode": "PERMISSIVE", "avroSchema": check_reader})
-            bad = probe[_CHECK_FIELD].isNull()
+        bad = _undecodable(payload, writer, opts)
         if sentinel is not None:
             bad = bad | value[sentinel].isNull()
         reason = F.when(
@@ -382,7 +368,6 @@ def _native_column(
     prefix = F.substring(column, 1, 5)
     payload = F.substring(column, 6, 2_147_483_647)
     reader_doc = json.loads(reader)
-    check_reader = _check_schema(reader_doc)
     checked: Column | None = None  # true where Spark could not decode the record
     decoded: Column | None = None  # the value, in the query's mode
     known: Column | None = None
@@ -392,12 +377,7 @@ def _native_column(
             opts["avroSchema"] = reader
         hit = prefix == F.lit(_frame(schema_id))
         value = from_avro(payload, writer, opts)
-        if check_reader is None:
-            full = from_avro(payload, writer, {**opts, "mode": "PERMISSIVE"})
-            check = full.isNull()
-        else:
-            probe = from_avro(payload, writer, {"mode": "PERMISSIVE", "avroSchema": check_reader})
-            check = probe[_CHECK_FIELD].isNull()
+        check = _undecodable(payload, writer, opts)
         checked = F.when(hit, check) if checked is None else checked.when(hit, check)
         decoded = F.when(hit, value) if decoded is None else decoded.when(hit, value)
         known = hit if known is None else known | hit
@@ -419,8 +399,8 @@ def _native_column(
         # a known id reaching the value decoded: a failure has already failed the task
         return F.when(known, decoded).otherwise(fallback)
     # PERMISSIVE: with a never-null field, the value's own null tells a failure (no second
-    # probe of the payload here); a record Spark cannot decode that passed the probe (Avro
-    # skips some things without checking them, e.g. an enum's index) gets a reason from here.
+    # probe of the payload here); a record Spark cannot decode that passed the probe (it does
+    # not resolve to the reader, e.g. a symbol the reader's enum lacks) gets a reason here.
     sentinel = _sentinel(strict_type)
     ok = native if sentinel is None else known & decoded[sentinel].isNotNull()
     if error_field is None:

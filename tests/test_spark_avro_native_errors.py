@@ -169,24 +169,29 @@ ENUMS = {
 }  # fmt: skip
 
 
-def test_native_jvm_plan_record_the_probe_passes_but_spark_cannot_read(
-    spark, spark_registry
+@pytest.mark.parametrize("unknown_ids", ["error", "python"])
+def test_native_enum_index_out_of_range_names_the_schema_id(
+    spark, spark_registry, unknown_ids
 ) -> None:  # type: ignore[no-untyped-def]
-    """An enum index out of range: the probe skips the enum without checking it. PERMISSIVE
-    (no Python in the plan) still answers null and a reason, told by the non-nullable ``id``;
-    FAILFAST fails with Spark's own message (the gap: it does not say the schema id)."""
+    """Skipping an enum reads only its index, so the probe reads the writer's enums (see
+    spark_serdes.avro_probe): an index out of range fails naming the schema id (FAILFAST), or
+    is null with that reason (PERMISSIVE), never Spark's message without the id."""
     url = spark_registry.url
     subject = "native-errors-enum-value"
     schema_id = register(url, subject, ENUMS)
     good = framed(schema_id, ENUMS, [{"id": 7, "state": "DONE"}])[0]
     rows = [(0, good), (1, _frame(schema_id, b"\x02\x0a")), (2, _frame(schema_id, b"\xff"))]
     df = spark.createDataFrame(rows, "n int, value binary")
-    out = _decode(df, url, subject, mode="PERMISSIVE", errorField="error", unknownIds="error")
-    assert "ArrowEvalPython" not in out._jdf.queryExecution().executedPlan().toString()
+    out = _decode(df, url, subject, mode="PERMISSIVE", errorField="error", unknownIds=unknown_ids)
+    plan = out._jdf.queryExecution().executedPlan().toString()
+    assert ("ArrowEvalPython" in plan) == (unknown_ids == "python")
     got = {r.n: r.v for r in out.collect()}
     assert got[0].value.asDict() == {"id": 7, "state": "DONE"} and got[0].error is None
     for n in (1, 2):
         assert got[n].value is None
         assert got[n].error.startswith(f"schema id {schema_id}: payload does not decode as Avro")
-    with pytest.raises(Exception, match="Malformed records are detected"):
-        _decode(df.where("n < 2"), url, subject, unknownIds="error").collect()
+    failfast = _decode(df.where("n < 2"), url, subject, unknownIds=unknown_ids)
+    with pytest.raises(Exception) as failure:
+        failfast.collect()
+    assert f"schema id {schema_id}: payload does not decode as Avro" in str(failure.value)
+    assert "Malformed records are detected" not in str(failure.value)
