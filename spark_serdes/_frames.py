@@ -1,12 +1,16 @@
-"""What the three decoders share about one record's frame: the failure they raise, and reading
-the schema id (GUID frames, magic byte 1, are refused: the Spark functions resolve ids)."""
+"""What the three decoders share about one record's frame: the failure they raise, reading the
+schema id (GUID frames, magic byte 1, are refused: the Spark functions resolve ids), and the
+native engines' JVM expression saying why a frame is not one their plan decodes."""
 
 from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
 
 from serdes import wire
 from serdes.errors import SerializationError
 
-__all__ = ["DecodeFailure", "read_id_frame"]
+__all__ = ["DecodeFailure", "frame_problem", "read_id_frame"]
 
 
 class DecodeFailure(SerializationError):
@@ -23,3 +27,50 @@ def read_id_frame(data: bytes, with_indexes: bool = False) -> tuple[wire.Frame, 
             "are supported in the value"
         )
     return parsed, parsed.schema_id
+
+
+def frame_problem(column: Column, subject: str, ids: list[int], kind: str) -> Column:
+    """Why a non-null frame is not one the plan decodes (its id is not among ``ids``, the
+    subject's ``kind`` schema ids), in the words of the Python engine's frame reader, as a JVM
+    expression."""
+    size = F.length(column)
+    magic = F.conv(F.hex(F.substring(column, 1, 1)), 16, 10)
+    known = ", ".join(str(i) for i in sorted(ids))
+    return (
+        F.when(
+            size == 0,
+            F.lit("truncated frame: empty payload, expected magic byte 0 and a schema id"),
+        )
+        .when(
+            magic == F.lit("1"),
+            F.lit(
+                "magic byte 1 (a schema GUID) in the payload: only schema ids (magic byte 0) "
+                "are supported in the value"
+            ),
+        )
+        .when(
+            magic != F.lit("0"),
+            F.concat(
+                F.lit("Unknown magic byte "), magic, F.lit(" at offset 0: expected 0 (schema id)")
+            ),
+        )
+        .when(
+            size < 5,
+            F.concat(
+                F.lit("truncated frame: "),
+                size.cast("string"),
+                F.lit(" bytes, but magic byte 0 must be followed by a 4-byte schema id"),
+            ),
+        )
+        .otherwise(
+            F.concat(
+                F.lit("schema id "),
+                F.conv(F.hex(F.substring(column, 2, 4)), 16, 10),
+                F.lit(
+                    f" is not one of the {kind} schema ids subject {subject!r} had when the query "
+                    f"was planned ({known}): restart the query to decode the subject's new "
+                    "versions, or use options unknownIds=python to decode other ids in Python"
+                ),
+            )
+        )
+    )

@@ -47,6 +47,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from spark_serdes import avro as _avro
+from spark_serdes._frames import frame_problem
 from spark_serdes._registry import client_for, registry_conf, subject_versions
 from spark_serdes.avro_probe import probe_reader
 from spark_serdes.types import avro_to_spark, spark_nullable
@@ -240,52 +241,6 @@ def _sentinel(strict_type: T.DataType) -> str | None:
     return None
 
 
-def _frame_problem(column: Column, subject: str, ids: list[int]) -> Column:
-    """Why a non-null frame is not one the plan decodes (its id is not among ``ids``), in the
-    words of the Python engine's frame reader, as a JVM expression."""
-    size = F.length(column)
-    magic = F.conv(F.hex(F.substring(column, 1, 1)), 16, 10)
-    known = ", ".join(str(i) for i in sorted(ids))
-    return (
-        F.when(
-            size == 0,
-            F.lit("truncated frame: empty payload, expected magic byte 0 and a schema id"),
-        )
-        .when(
-            magic == F.lit("1"),
-            F.lit(
-                "magic byte 1 (a schema GUID) in the payload: only schema ids (magic byte 0) "
-                "are supported in the value"
-            ),
-        )
-        .when(
-            magic != F.lit("0"),
-            F.concat(
-                F.lit("Unknown magic byte "), magic, F.lit(" at offset 0: expected 0 (schema id)")
-            ),
-        )
-        .when(
-            size < 5,
-            F.concat(
-                F.lit("truncated frame: "),
-                size.cast("string"),
-                F.lit(" bytes, but magic byte 0 must be followed by a 4-byte schema id"),
-            ),
-        )
-        .otherwise(
-            F.concat(
-                F.lit("schema id "),
-                F.conv(F.hex(F.substring(column, 2, 4)), 16, 10),
-                F.lit(
-                    f" is not one of the Avro schema ids subject {subject!r} had when the query "
-                    f"was planned ({known}): restart the query to decode the subject's new "
-                    "versions, or use options unknownIds=python to decode other ids in Python"
-                ),
-            )
-        )
-    )
-
-
 def _jvm_column(
     column: Column,
     subject: str,
@@ -313,7 +268,7 @@ def _jvm_column(
     reader_doc = json.loads(reader)
     sentinel = _sentinel(strict_type) if mode == "PERMISSIVE" else None
     problem: Column | None = None  # why the record is not decoded; null when it is
-    decoded: Column | None = None
+    decoded: Column | None = None  # the value (FAILFAST: or the failure)
     for schema_id, writer in writers.items():
         opts = {"mode": mode}
         if json.loads(writer) != reader_doc:
@@ -323,21 +278,20 @@ def _jvm_column(
         bad = _undecodable(payload, writer, opts)
         if sentinel is not None:
             bad = bad | value[sentinel].isNull()
-        reason = F.when(
-            bad,
-            F.lit(
-                f"schema id {schema_id}: payload does not decode as Avro: the bytes are not a "
-                "record of this writer schema (Spark's from_avro cannot read them)"
-            ),
+        reason = F.lit(
+            f"schema id {schema_id}: payload does not decode as Avro: the bytes are not a "
+            "record of this writer schema (Spark's from_avro cannot read them)"
         )
-        problem = F.when(hit, reason) if problem is None else problem.when(hit, reason)
+        if mode == "FAILFAST":  # one CASE: the frame bytes are compared once per record
+            value = F.when(bad, F.raise_error(reason)).otherwise(value)
+        why = F.when(bad, reason)
+        problem = F.when(hit, why) if problem is None else problem.when(hit, why)
         decoded = F.when(hit, value) if decoded is None else decoded.when(hit, value)
     assert problem is not None and decoded is not None
-    problem = F.when(
-        column.isNotNull(), problem.otherwise(_frame_problem(column, subject, list(writers)))
-    )
+    other = frame_problem(column, subject, list(writers), "Avro")
     if mode == "FAILFAST":
-        return F.when(problem.isNotNull(), F.raise_error(problem)).otherwise(decoded)
+        return decoded.when(column.isNotNull(), F.raise_error(other))
+    problem = F.when(column.isNotNull(), problem.otherwise(other))
     value = F.when(problem.isNull(), decoded)
     if error_field is None:
         return value

@@ -21,8 +21,11 @@ Options (``options={...}``, string values as Spark's):
 
   - **native** (``auto`` without validation): Spark's built-in ``from_json`` (no jar) on the
     payload after the 5-byte frame, for rows whose frame names one of the subject's JSON
-    schema ids; every other row (ids the subject did not have when the function was called,
-    malformed frames) goes to the Python engine. A record of a known id that ``from_json``
+    schema ids. Every other row (ids the subject did not have when the function was called,
+    malformed frames) follows ``unknownIds``, as in :mod:`spark_serdes.functions`: ``"error"``
+    (FAILFAST's default: the plan stays on the JVM and the row is a bad record naming its id)
+    or ``"python"`` (PERMISSIVE's default: the Python engine decodes it, at the price of a
+    Python UDF Spark evaluates on every row). A record of a known id that ``from_json``
     cannot read into the type fails (or is null) with its schema id and a general reason;
     ``engine: "python"`` gives the exact one (the JSON path of the value, the parser's
     message), at the cost of a second parse per record if it were done here. With ``schema``
@@ -54,6 +57,7 @@ from pyspark.sql import types as T
 
 from serdes.client import SchemaRegistryClient
 from serdes.schema import Schema
+from spark_serdes._frames import frame_problem
 from spark_serdes._registry import client_for, registry_conf, subject_versions
 from spark_serdes.functions import _options
 from spark_serdes.json_decoder import JsonBatchDecoder
@@ -62,7 +66,7 @@ from spark_serdes.types import spark_nullable
 
 __all__ = ["from_confluent_json"]
 
-_KNOWN_OPTIONS = ("mode", "engine", "errorField", "validate")
+_KNOWN_OPTIONS = ("mode", "engine", "errorField", "validate", "unknownIds")
 _CORRUPT = "_corrupt_record"
 _FROM_JSON_OPTIONS = {
     "mode": "PERMISSIVE",
@@ -94,7 +98,7 @@ def from_confluent_json(
     if unknown:
         raise ValueError(f"unknown options {unknown}; known: {', '.join(_KNOWN_OPTIONS)}")
     validate = _flag(opts.pop("validate", "false"))
-    mode, engine, error_field = _options(opts)
+    mode, engine, error_field, unknown_ids = _options(opts)
     if validate and engine == "native":
         raise ValueError(
             "options validate true needs the python engine (Spark's from_json does not validate)"
@@ -152,7 +156,10 @@ def from_confluent_json(
     python = _python_udf(spec, result_type)
     if validate or engine == "python" or not writers:
         return python(column)
-    return _native_column(column, sorted(writers), value_type, python, mode, error_field)
+    if unknown_ids == "error":
+        python = None  # the plan stays on the JVM
+    assert subject is not None  # the writers come from it
+    return _native_column(column, subject, sorted(writers), value_type, python, mode, error_field)
 
 
 def _flag(value: Any) -> bool:
@@ -222,13 +229,15 @@ def _python_udf(spec: tuple[Any, ...], result_type: T.DataType) -> Any:
 
 def _native_column(
     column: Column,
+    subject: str,
     schema_ids: list[int],
     value_type: T.DataType,
     python: Any,
     mode: str,
     error_field: str | None,
 ) -> Column:
-    """Spark's from_json for the subject's ids, the Python engine for every other row.
+    """Spark's from_json for the subject's ids; every other row goes to the Python engine
+    (``python``), or with ``python`` None (``unknownIds: "error"``) is a bad record.
 
     The payload is read as ``{"v":[<payload>]}`` with a corrupt-record column: a record that
     does not fit the type sets that column (Spark would otherwise keep a partial result), and
@@ -258,7 +267,6 @@ def _native_column(
         F.lit(False),
     )
     decoded = parsed["v"].getItem(0)
-    fallback = python(F.when(~known, column))
     reason = F.concat(
         F.lit("schema id "),
         F.conv(F.hex(F.substring(column, 2, 4)), 16, 10),
@@ -268,6 +276,17 @@ def _native_column(
             "(engine python says where)"
         ),
     )
+    if python is None:  # the other rows: null input stays null, the rest are bad records
+        other = frame_problem(column, subject, schema_ids, "JSON")
+        if mode == "FAILFAST":
+            bad = F.when(known, F.raise_error(reason))
+            return F.when(ok, decoded).otherwise(bad.when(column.isNotNull(), F.raise_error(other)))
+        problem = F.when(ok, F.lit(None).cast("string")).when(known, reason)
+        problem = problem.when(column.isNotNull(), other)
+        if error_field is None:
+            return F.when(ok, decoded)
+        return F.struct(F.when(ok, decoded).alias("value"), problem.alias(error_field))
+    fallback = python(F.when(~known, column))
     if error_field is None:
         bad = F.raise_error(reason) if mode == "FAILFAST" else F.lit(None)
         return F.when(ok, decoded).when(known, bad).otherwise(fallback)

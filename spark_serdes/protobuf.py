@@ -114,7 +114,12 @@ def from_confluent_protobuf(
     ``subject`` (with ``version``, default the latest) gives the reader schema; ``message`` the
     reader message (full or simple name, default the first). See the module for ``options``.
     """
-    mode, engine, error_field = _options(options)
+    if options and "unknownIds" in options:
+        raise ValueError(
+            "options unknownIds is for native engines: Protobuf has only the Python engine, "
+            "which decodes every schema id"
+        )
+    mode, engine, error_field, _ = _options(options)
     if engine == "native":
         raise ValueError(_NO_NATIVE)
     if not subject or not isinstance(subject, str):

@@ -427,14 +427,16 @@ def evolved(spark, spark_registry):  # type: ignore[no-untyped-def]
 def test_writer_versions_and_an_id_registered_after_planning(
     evolved, spark, spark_registry, engine
 ) -> None:  # type: ignore[no-untyped-def]
+    """The native engine with ``unknownIds: "python"`` (FAILFAST's default is "error")."""
+    options = {"engine": engine, "unknownIds": "python"}
     df, (id1, id2) = evolved
     proxy = CountingProxy(spark_registry.url)
     try:
         decoded = df.select(
             "n",
-            from_confluent_json(
-                "value", proxy.url, subject="jevo-value", options={"engine": engine}
-            ).alias("v"),
+            from_confluent_json("value", proxy.url, subject="jevo-value", options=options).alias(
+                "v"
+            ),
         )
         # registered under another subject after the plan was made: only workers can fetch it
         other = register_json(spark_registry.url, f"jother-{engine}-value", V_OTHER)
@@ -446,7 +448,7 @@ def test_writer_versions_and_an_id_registered_after_planning(
             extra_df.select(
                 "n",
                 from_confluent_json(
-                    "value", proxy.url, subject="jevo-value", options={"engine": engine}
+                    "value", proxy.url, subject="jevo-value", options=options
                 ).alias("v"),
             )
         )
@@ -464,6 +466,34 @@ def test_writer_versions_and_an_id_registered_after_planning(
     }
     assert id1 not in by_id and id2 not in by_id, proxy.counts
     assert 1 <= by_id.get(other, 0) <= 2, proxy.counts  # once per worker process (local[2])
+
+
+def test_native_failfast_default_is_jvm_only_and_fails_on_an_id_it_does_not_cover(
+    evolved, spark, spark_registry
+) -> None:  # type: ignore[no-untyped-def]
+    df, (id1, id2) = evolved
+
+    def decode(frame_df):  # type: ignore[no-untyped-def]
+        return frame_df.select(
+            "n",
+            from_confluent_json(
+                "value", spark_registry.url, subject="jevo-value", options={"engine": "native"}
+            ).alias("v"),
+        )
+
+    decoded = decode(df)
+    plan = decoded._jdf.queryExecution().executedPlan().toString()
+    assert "ArrowEvalPython" not in plan and "from_json" in plan
+    rows = {r.n: r.v for r in decoded.collect()}
+    assert len(rows) == 300 and rows[1].asDict() == {"id": 1, "name": "u1", "email": "1@x"}
+    other = register_json(spark_registry.url, "jother-failfast-value", V_OTHER)
+    extra = spark.createDataFrame([(9, frame(other, b'{"id": 9}'))], "n int, value binary")
+    with pytest.raises(Exception) as failure:
+        decode(extra).collect()
+    assert (
+        f"schema id {other} is not one of the JSON schema ids subject 'jevo-value' had when "
+        f"the query was planned ({min(id1, id2)}, {max(id1, id2)})"
+    ) in str(failure.value)
 
 
 def bad_rows(spark, good_id: int, avro_id: int):  # type: ignore[no-untyped-def]
@@ -492,7 +522,13 @@ def failures(spark, spark_registry, evolved):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(
-    "options", [{"engine": "native"}, {"engine": "python"}, {"validate": "true"}]
+    "options",
+    [
+        {"engine": "native"},
+        {"engine": "native", "unknownIds": "error"},
+        {"engine": "python"},
+        {"validate": "true"},
+    ],
 )
 def test_permissive_gives_null_and_the_reason(failures, spark_registry, options) -> None:  # type: ignore[no-untyped-def]
     df, good_id, avro_id = failures
@@ -511,8 +547,13 @@ def test_permissive_gives_null_and_the_reason(failures, spark_registry, options)
     assert all(rows[n].value is None for n in range(1, 10))
     assert "magic byte 7" in rows[1].error
     assert "truncated" in rows[2].error
-    assert "schema id 987654" in rows[3].error and "not found" in rows[3].error
-    assert f"schema id {avro_id}: is a AVRO schema, not JSON" in rows[7].error
+    if options.get("unknownIds") == "error":  # no lookup: the plan's ids are all it knows
+        for n in (3, 7):
+            assert "is not one of the JSON schema ids subject 'jevo-value' had" in rows[n].error
+        assert rows[7].error.startswith(f"schema id {avro_id} ")
+    else:
+        assert "schema id 987654" in rows[3].error and "not found" in rows[3].error
+        assert f"schema id {avro_id}: is a AVRO schema, not JSON" in rows[7].error
     if options.get("engine") == "native":  # a general reason for the subject's own ids
         for n in (4, 5, 6, 8):
             assert rows[n].error.startswith(
@@ -539,9 +580,10 @@ NOT_READ = "schema id \\d+: payload is not JSON of the reader type"
 @pytest.mark.parametrize(
     ("engine", "n", "message"),
     [
-        ("native", 1, "magic byte 7"),
+        ("native", 1, "Unknown magic byte 7 at offset 0"),
         ("python", 1, "magic byte 7"),
-        ("native", 3, "schema id 987654"),
+        ("native", 2, "truncated frame: 2 bytes"),
+        ("native", 3, "schema id 987654 is not one of the JSON schema ids"),
         ("python", 3, "schema id 987654"),
         ("native", 4, NOT_READ),
         ("python", 4, "schema id \\d+: payload is not valid JSON"),

@@ -584,10 +584,14 @@ RECURSIVE = (
 )
 
 
-def test_bad_arguments_fail_when_called(evolved: Any, spark_registry: Any) -> None:
+def test_bad_arguments_fail_when_called(spark: Any, evolved: Any, spark_registry: Any) -> None:
     url = spark_registry.url
     with pytest.raises(ValueError, match=r"native engine is Avro-only.*spark-protobuf"):
         from_confluent_protobuf("value", url, subject="pb-evo-value", options={"engine": "native"})
+    with pytest.raises(ValueError, match="unknownIds is for native engines"):
+        from_confluent_protobuf(
+            "value", url, subject="pb-evo-value", options={"unknownIds": "error"}
+        )
     with pytest.raises(ValueError, match="needs a subject"):
         from_confluent_protobuf("value", url)
     with pytest.raises(ValueError, match=r"has no message 'Nope'; its messages: sp\.evo\.User"):
