@@ -25,7 +25,7 @@ Engines (``options={"engine": "auto" | "native" | "python"}``):
     nulls): they, and the records the probe finds malformed, go to the Python engine, which
     fetches the writer schema and decodes them, and gives the exact reason for a failure. The
     price: Spark evaluates a Python UDF on every row of the column, even where it answers null
-    (about 35 % of the native engine's throughput in bench/spark_bench.py).
+    (about a third of the native engine's throughput in bench/spark_bench.py).
 * **python**: a vectorised Arrow UDF (``arrow_udf``) decoding whole batches with fastavro in the
   Python workers; writer schemas the driver did not know are fetched once per worker process.
 
