@@ -13,8 +13,8 @@ Engines (``options={"engine": "auto" | "native" | "python"}``):
 * **native** (``auto`` picks it when Spark's ``spark-avro`` jar is on the classpath): for every
   schema id registered under the subject, Spark's own ``from_avro(payload after the 5-byte
   frame, writer schema, {"avroSchema": reader schema})``, chosen by comparing the frame bytes.
-  A PERMISSIVE ``from_avro`` probe (a reader with no fields of the record: Avro skips them)
-  finds malformed records first, so failures name the schema id. What happens to records whose
+  A PERMISSIVE ``from_avro`` probe (a reader keeping only the record's enums: Avro skips the
+  rest) finds malformed records first, so failures name the schema id. What happens to records whose
   id the subject did not have when the query was planned (a version registered later, an id
   of another subject) and to malformed frames is ``options={"unknownIds": ...}``:
 
@@ -215,6 +215,29 @@ def _frame(schema_id: int) -> bytes:
     return b"\x00" + schema_id.to_bytes(4, "big")
 
 
+def _branches(
+    column: Column, reader: str, writers: dict[int, str], mode: str
+) -> list[tuple[int, Column, Column, Column]]:
+    """Per writer id of the plan: the id, whether the record's frame names it, Spark's
+    ``from_avro`` of the payload (resolved to the reader, in ``mode``), and whether the payload
+    does not decode (:func:`_undecodable`)."""
+    from pyspark.sql.avro.functions import from_avro
+
+    prefix = F.substring(column, 1, 5)
+    payload = F.substring(column, 6, 2_147_483_647)
+    reader_doc = json.loads(reader)
+    out = []
+    for schema_id, writer in writers.items():
+        opts = {"mode": mode}
+        if json.loads(writer) != reader_doc:
+            opts["avroSchema"] = reader
+        hit = prefix == F.lit(_frame(schema_id))
+        out.append(
+            (schema_id, hit, from_avro(payload, writer, opts), _undecodable(payload, writer, opts))
+        )
+    return out
+
+
 def _undecodable(payload: Column, writer: str, opts: dict[str, str]) -> Column:
     """True where Spark's ``from_avro`` cannot decode the payload with the writer schema: the
     probe reader (:mod:`spark_serdes.avro_probe`) in PERMISSIVE mode, or for a writer that is
@@ -261,21 +284,10 @@ def _jvm_column(
     own message (FAILFAST) or is null with a general reason (PERMISSIVE, when the reader has a
     non-nullable field to tell it by).
     """
-    from pyspark.sql.avro.functions import from_avro
-
-    prefix = F.substring(column, 1, 5)
-    payload = F.substring(column, 6, 2_147_483_647)
-    reader_doc = json.loads(reader)
     sentinel = _sentinel(strict_type) if mode == "PERMISSIVE" else None
     problem: Column | None = None  # why the record is not decoded; null when it is
     decoded: Column | None = None  # the value (FAILFAST: or the failure)
-    for schema_id, writer in writers.items():
-        opts = {"mode": mode}
-        if json.loads(writer) != reader_doc:
-            opts["avroSchema"] = reader
-        hit = prefix == F.lit(_frame(schema_id))
-        value = from_avro(payload, writer, opts)
-        bad = _undecodable(payload, writer, opts)
+    for schema_id, hit, value, bad in _branches(column, reader, writers, mode):
         if sentinel is not None:
             bad = bad | value[sentinel].isNull()
         reason = F.lit(
@@ -317,21 +329,10 @@ def _native_column(
     below (the task fails first), so in FAILFAST the value is Spark's FAILFAST ``from_avro``,
     with its strict type (non-nullable fields), exactly as ``from_avro`` gives it.
     """
-    from pyspark.sql.avro.functions import from_avro
-
-    prefix = F.substring(column, 1, 5)
-    payload = F.substring(column, 6, 2_147_483_647)
-    reader_doc = json.loads(reader)
     checked: Column | None = None  # true where Spark could not decode the record
     decoded: Column | None = None  # the value, in the query's mode
     known: Column | None = None
-    for schema_id, writer in writers.items():
-        opts = {"mode": mode}
-        if json.loads(writer) != reader_doc:
-            opts["avroSchema"] = reader
-        hit = prefix == F.lit(_frame(schema_id))
-        value = from_avro(payload, writer, opts)
-        check = _undecodable(payload, writer, opts)
+    for _, hit, value, check in _branches(column, reader, writers, mode):
         checked = F.when(hit, check) if checked is None else checked.when(hit, check)
         decoded = F.when(hit, value) if decoded is None else decoded.when(hit, value)
         known = hit if known is None else known | hit
