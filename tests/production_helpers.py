@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -106,6 +106,40 @@ def running(server: Server) -> Iterator[Server]:
         yield server
     finally:
         server.stop()
+
+
+def settled_leader(
+    servers: list[Server],
+    ready: Callable[[Server], dict[str, Any]],
+    election: tuple[str, str] | None = None,
+    timeout: float = 60,
+) -> Server:
+    """The leader once every instance is ready (``ready`` waits until one names a leader) and
+    exactly one says it leads. Right after an instance joins, the others' views lag the
+    rebalance its join caused: one round of views can name no leader, or two. With
+    ``election`` (bootstrap servers, ``_schemas`` topic), also until the Kafka election group
+    is stable with one member per server, so that no join's rebalance is still to come (it
+    would take leadership away for a moment)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        views = [ready(s) for s in servers]
+        leaders = [s for s, v in zip(servers, views, strict=True) if v["is_leader"]]
+        stable = election is None or _group_stable(*election, members=len(servers))
+        if len(leaders) == 1 and stable:
+            return leaders[0]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no single leader among {views} (group stable: {stable})")
+        time.sleep(0.2)
+
+
+def _group_stable(bootstrap: str, topic: str, members: int) -> bool:
+    from confluent_kafka import ConsumerGroupState
+    from confluent_kafka.admin import AdminClient
+
+    group = f"pyschemaregistry-{topic}"  # the Kafka store's default election.group
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    description = admin.describe_consumer_groups([group], request_timeout=5)[group].result(10)
+    return description.state == ConsumerGroupState.STABLE and len(description.members) == members
 
 
 def write_users(path: Path, users: dict[str, str]) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.production_helpers import AVRO, CONTENT_TYPE, Server, write_users
+from tests.production_helpers import AVRO, CONTENT_TYPE, Server, settled_leader, write_users
 
 RULES = """
 rules:
@@ -35,20 +35,6 @@ def ready(server: Server, timeout: float = 60) -> dict[str, object]:
             return dict(reply.json())
         time.sleep(0.1)
     raise AssertionError(f"{server.url} not ready:\n{server.log()[-2000:]}")
-
-
-def settled_leader(servers: list[Server], timeout: float = 60) -> Server:
-    """The leader once every instance is ready and exactly one says it leads (right after the
-    start a rebalance can still move leadership, so one round of views may name none)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        views = [ready(s) for s in servers]
-        leaders = [s for s, v in zip(servers, views, strict=True) if v["is_leader"]]
-        if len(leaders) == 1:
-            return leaders[0]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no single leader among {views}")
-        time.sleep(0.2)
 
 
 def access_lines(server: Server) -> list[dict[str, object]]:
@@ -74,7 +60,7 @@ def test_forwarded_writes_keep_the_callers_identity(
         for name in ("a", "b"):
             (tmp_path / name).mkdir()
             servers.append(Server(tmp_path / name, env).start())
-        leader = settled_leader(servers)
+        leader = settled_leader(servers, ready, (kafka_bootstrap, kafka_topic))
         follower = next(s for s in servers if s is not leader)
 
         with httpx.Client(base_url=follower.url, timeout=30) as client:

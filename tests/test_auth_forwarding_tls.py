@@ -13,7 +13,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.production_helpers import AVRO, CONTENT_TYPE, Pki, Server, tls_context, write_users
+from tests.production_helpers import (
+    AVRO,
+    CONTENT_TYPE,
+    Pki,
+    Server,
+    settled_leader,
+    tls_context,
+    write_users,
+)
 
 RULES = """
 rules:
@@ -85,12 +93,16 @@ def test_forwarding_over_https_verifies_the_leader_and_keeps_the_caller(
 
     try:
         leader = start("leader", {})
-        assert ready(leader, pki)["is_leader"] is True
+        # /ready names an instance the leader as soon as it holds the election partition, and
+        # is_leader turns true once its producer is ready: wait for both
+        assert settled_leader([leader], lambda s: ready(s, pki)) is leader
         # the follower trusts the leader through SCHEMA_REGISTRY_TLS_CA_FILE (same CA)
         trusting = start("trusting", {})
         doubting = start("doubting", {"SCHEMA_REGISTRY_FORWARD_TLS_CA_FILE": str(other.ca)})
-        for follower in (trusting, doubting):
-            assert ready(follower, pki)["is_leader"] is False
+        # each instance's view settled after the last join's rebalance, the first still leading
+        everyone = [leader, trusting, doubting]
+        election = (kafka_bootstrap, kafka_topic)
+        assert settled_leader(everyone, lambda s: ready(s, pki), election) is leader
 
         as_app = tls_context(pki.ca, pki.client_cert, pki.client_key)
         with httpx.Client(base_url=trusting.url, verify=as_app, timeout=30) as client:
