@@ -465,3 +465,51 @@ def test_a_stopped_leader_hands_over_at_once(
         for server in pair:
             if server.proc is not None and server.proc.poll() is None:
                 server.stop()
+
+
+def test_an_instance_joining_does_not_fail_writes_on_a_follower(
+    cluster_url: str, tmp_path: Path
+) -> None:
+    """Scaling out: while a new instance joins (the election group rebalances), writes sent to
+    a follower keep succeeding; the leader keeps its partition (cooperative-sticky) and the
+    follower keeps forwarding to it rather than answering 50004 mid-rebalance."""
+    started = [LiveServer(cluster_url, tmp_path), LiveServer(cluster_url, tmp_path)]
+    try:
+        for server in started:
+            server.start()
+        leader = leader_of(started)
+        follower = next(s for s in started if s is not leader)
+        answers: list[tuple[int, str]] = []
+        stop = threading.Event()
+
+        def write() -> None:
+            with httpx.Client(base_url=follower.url, timeout=30) as client:
+                n = 0
+                while not stop.is_set():
+                    n += 1
+                    reply = client.post(
+                        f"/subjects/scale-{n}-value/versions",
+                        json={"schema": avro(f"S{n}")},
+                        headers=HEADERS,
+                    )
+                    answers.append((reply.status_code, reply.text))
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        try:
+            time.sleep(1)
+            for _ in range(2):  # two joins, each a rebalance
+                joining = LiveServer(cluster_url, tmp_path)
+                started.append(joining)
+                joining.start()
+                wait_ready(joining)
+                assert leader_of(started) is leader
+                time.sleep(2)
+        finally:
+            stop.set()
+            writer.join(timeout=60)
+    finally:
+        for server in started:
+            server.stop()
+    failed = [a for a in answers if a[0] != 200]
+    assert len(answers) > 20 and not failed, (len(answers), failed[:3])

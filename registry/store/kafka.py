@@ -61,7 +61,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import (
+    Consumer,
+    ConsumerGroupState,
+    KafkaError,
+    KafkaException,
+    Producer,
+    TopicPartition,
+)
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
 
 from registry import errors
@@ -715,6 +722,11 @@ class KafkaLogStore(LogStore):
                 tp.topic == self.settings.election_topic and tp.partition == 0 for tp in assignment
             ):
                 url = member.client_id
+        if url is None and description.state != ConsumerGroupState.STABLE:
+            # mid-rebalance (an instance joining or leaving) the group shows no assignment; the
+            # cooperative-sticky leader keeps its partition through it, so the leader we knew
+            # stays the one to forward to (forgetting it made writes here 50004 on scale-out)
+            return
         with self._leader_lock:
             if url != self._leader_url:
                 log.info("leader is now %s", url)
