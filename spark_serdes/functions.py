@@ -284,8 +284,9 @@ def _jvm_column(
     own message (FAILFAST) or is null with a general reason (PERMISSIVE, when the reader has a
     non-nullable field to tell it by).
     """
-    sentinel = _sentinel(strict_type) if mode == "PERMISSIVE" else None
-    problem: Column | None = None  # why the record is not decoded; null when it is
+    failfast = mode == "FAILFAST"
+    sentinel = None if failfast else _sentinel(strict_type)
+    problem: Column | None = None  # PERMISSIVE: why the record is not decoded; null when it is
     decoded: Column | None = None  # the value (FAILFAST: or the failure)
     for schema_id, hit, value, bad in _branches(column, reader, writers, mode):
         if sentinel is not None:
@@ -294,15 +295,17 @@ def _jvm_column(
             f"schema id {schema_id}: payload does not decode as Avro: the bytes are not a "
             "record of this writer schema (Spark's from_avro cannot read them)"
         )
-        if mode == "FAILFAST":  # one CASE: the frame bytes are compared once per record
+        if failfast:  # one CASE: the frame bytes are compared once per record
             value = F.when(bad, F.raise_error(reason)).otherwise(value)
-        why = F.when(bad, reason)
-        problem = F.when(hit, why) if problem is None else problem.when(hit, why)
+        else:
+            why = F.when(bad, reason)
+            problem = F.when(hit, why) if problem is None else problem.when(hit, why)
         decoded = F.when(hit, value) if decoded is None else decoded.when(hit, value)
-    assert problem is not None and decoded is not None
+    assert decoded is not None
     other = frame_problem(column, subject, list(writers), "Avro")
-    if mode == "FAILFAST":
+    if failfast:
         return decoded.when(column.isNotNull(), F.raise_error(other))
+    assert problem is not None
     problem = F.when(column.isNotNull(), problem.otherwise(other))
     value = F.when(problem.isNull(), decoded)
     if error_field is None:
