@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,39 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench._server import start_server
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # a path's name -> a function giving its column (built anew for each query)
 Paths = dict[str, Callable[[], Any]]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """Our registry on a fresh SQLite file in ``tmp``; returns the process and its URL."""
-    import urllib3
-
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = (tmp / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "registry.cli", "serve", "--port", str(port),
-         "--store", f"sqlite:///{tmp / 'bench.db'}"],
-        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
-    )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if urllib3.request("GET", url + "/", timeout=1, retries=False).status == 200:
-                return proc, url
-        except urllib3.exceptions.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("server did not start: " + (tmp / "server.log").read_text())
 
 
 def spark_jars() -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,17 +32,12 @@ sys.path.insert(0, str(REPO))
 
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition  # noqa: E402
 
+from bench._server import free_port  # noqa: E402
 from registry.api.forwarding import readiness  # noqa: E402
 from registry.core import Registry  # noqa: E402
 from registry.settings import Settings  # noqa: E402
 from registry.store.kafka import KafkaLogStore  # noqa: E402
 from registry.store.sql import SqlLogStore  # noqa: E402
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager
@@ -53,7 +47,7 @@ def broker(bootstrap: str | None) -> Iterator[str]:
         return
     script = REPO / "scripts" / "kafka"
     with tempfile.TemporaryDirectory(prefix="bench-kafka-") as directory:
-        port, controller = _free_port(), _free_port()
+        port, controller = free_port(), free_port()
         out = subprocess.run(
             ["bash", str(script), "start", "--dir", directory, "--port", str(port),
              "--controller-port", str(controller)],

@@ -23,7 +23,6 @@ import json
 import os
 import platform
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,45 +36,9 @@ sys.path.insert(0, str(ROOT))
 
 from confluent_kafka.serialization import MessageField, SerializationContext  # noqa: E402
 
+from bench._server import start_server  # noqa: E402
+
 # -- the registry ------------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
-    import urllib3
-
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = (tmp / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "registry.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--store",
-            f"sqlite:///{tmp / 'bench.db'}",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if urllib3.request("GET", url + "/", timeout=1, retries=False).status == 200:
-                return proc, url
-        except urllib3.exceptions.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("server did not start: " + (tmp / "server.log").read_text())
 
 
 # -- timing ------------------------------------------------------------------------------------
