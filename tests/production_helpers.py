@@ -13,11 +13,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import httpx
 import jwt
@@ -31,6 +31,13 @@ from tests.conftest import free_port
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 AVRO = '{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}'
+
+
+class _HasUrl(Protocol):
+    url: str
+
+
+_S = TypeVar("_S", bound=_HasUrl)
 
 
 class Server:
@@ -109,26 +116,27 @@ def running(server: Server) -> Iterator[Server]:
 
 
 def settled_leader(
-    servers: list[Server],
-    ready: Callable[[Server], dict[str, Any]],
+    servers: Sequence[_S],
+    ready: Callable[[_S], dict[str, Any]],
     election: tuple[str, str] | None = None,
     timeout: float = 60,
-) -> Server:
-    """The leader once every instance is ready (``ready`` waits until one names a leader) and
-    exactly one says it leads. Right after an instance joins, the others' views lag the
-    rebalance its join caused: one round of views can name no leader, or two. With
-    ``election`` (bootstrap servers, ``_schemas`` topic), also until the Kafka election group
-    is stable with one member per server, so that no join's rebalance is still to come (it
-    would take leadership away for a moment)."""
+) -> _S:
+    """The leader once every instance is ready (``ready`` waits until one names a leader),
+    exactly one says it leads and every view names its URL. Right after an instance joins or
+    dies, the others' views lag the rebalance: one round of views can name no leader, or two.
+    With ``election`` (bootstrap servers, ``_schemas`` topic), also until the Kafka election
+    group is stable with one member per server, so that no join's rebalance is still to come
+    (it would take leadership away for a moment)."""
     deadline = time.monotonic() + timeout
     while True:
         views = [ready(s) for s in servers]
-        leaders = [s for s, v in zip(servers, views, strict=True) if v["is_leader"]]
+        leaders = [s for s, v in zip(servers, views, strict=True) if v.get("is_leader")]
+        agreed = len(leaders) == 1 and all(v.get("leader") == leaders[0].url for v in views)
         stable = election is None or _group_stable(*election, members=len(servers))
-        if len(leaders) == 1 and stable:
+        if agreed and stable:
             return leaders[0]
         if time.monotonic() > deadline:
-            raise AssertionError(f"no single leader among {views} (group stable: {stable})")
+            raise AssertionError(f"no agreed leader among {views} (group stable: {stable})")
         time.sleep(0.2)
 
 

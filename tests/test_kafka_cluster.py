@@ -20,6 +20,7 @@ import pytest
 from registry.store.kafka import KafkaLogStore
 from tests.conftest import LiveServer, free_port
 from tests.kafka_helpers import CONTENT_TYPE, read_topic
+from tests.production_helpers import settled_leader
 
 HEADERS = {"Content-Type": CONTENT_TYPE}
 #: fast failover for the tests (the broker started by scripts/kafka allows 1 s sessions)
@@ -50,14 +51,7 @@ def wait_ready(server: LiveServer, timeout: float = 60) -> dict[str, Any]:
 
 def leader_of(servers: list[LiveServer], timeout: float = 30) -> LiveServer:
     """The instance that says it leads, once every live instance agrees on its URL."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        views = [wait_ready(s) for s in servers]
-        leaders = [s for s, v in zip(servers, views, strict=True) if v.get("is_leader")]
-        if len(leaders) == 1 and all(v.get("leader") == leaders[0].url for v in views):
-            return leaders[0]
-        time.sleep(0.2)
-    raise AssertionError(f"no agreed leader among {[s.url for s in servers]}")
+    return settled_leader(servers, wait_ready, timeout=timeout)
 
 
 @pytest.fixture
