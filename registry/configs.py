@@ -6,7 +6,7 @@ from typing import Any
 
 from registry import compatibility, errors, records
 from registry.core import GLOBAL_KEY, MODES, READ_ONLY_MODES, Draft, Registry
-from registry.schemas import validate_rule_set
+from registry.rulesets import validate_rule_set
 from registry.subjects import DEFAULT_CONTEXT, is_valid_context, parse_subject
 
 CONFIG_FIELDS = (

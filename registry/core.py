@@ -1,6 +1,7 @@
 """The registry core: store + in-memory state + formats, the write path, and the rules shared
 by every operation (subject validation, version ids, reference resolution, effective config and
-mode). Operations themselves live in ``registry.schemas`` and ``registry.configs``.
+mode). Operations live in a module per family: ``registry.reads``, ``registry.lookups``,
+``registry.registration``, ``registry.compat_checks``, ``registry.deletion``, ``registry.configs``.
 """
 
 from __future__ import annotations

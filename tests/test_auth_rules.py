@@ -213,12 +213,12 @@ def test_schema_ids_only_through_a_readable_subject(app_client: TestClient) -> N
 
 
 def test_guids_only_through_a_readable_subject(app_client: TestClient) -> None:
-    from registry import schemas
+    from registry import reads
     from registry.identity import guid_of
 
     admin, dev = as_user("admin"), as_user("dev")
     reg = app_client.app.state.registry  # type: ignore[attr-defined]
-    guid = guid_of(schemas.schema_by_id(reg, ids(app_client, "pay-value")).digest).upper()
+    guid = guid_of(reads.schema_by_id(reg, ids(app_client, "pay-value")).digest).upper()
     assert app_client.get(f"/schemas/guids/{guid}", headers=admin).status_code == 200
     other = str(uuid.uuid4()).upper()
     for suffix in ("", "/ids"):

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from registry import schemas
+from registry import reads
 from registry.api.app import create_app
 from registry.core import Registry
 from registry.identity import guid_of
@@ -122,7 +122,7 @@ def schema_id(client: TestClient, subject: str) -> int:
 
 def guid(client: TestClient, subject: str) -> str:
     reg = client.app.state.registry  # type: ignore[attr-defined]
-    sv = schemas.get_version(reg, subject, 1)
+    sv = reads.get_version(reg, subject, 1)
     return guid_of(sv.digest)
 
 

@@ -8,7 +8,6 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -18,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from registry import __version__, errors
 from registry.api import compatibility, config, contexts, docs, mode, schemas, server, subjects
-from registry.api.deps import ENCODED_SLASH
+from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, SRResponse, negotiate
 from registry.core import Registry
 
@@ -194,46 +193,3 @@ async def _send_error(send: Any, status: int, message: str, media: str) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
-
-
-def rewrite_paths(scope: Scope) -> None:
-    raw = scope.get("raw_path") or scope["path"].encode()
-    raw_text = raw.decode("latin-1")
-    if "%2f" in raw_text.lower():
-        parts = raw_text.split("/")
-        scope["path"] = "/".join(
-            unquote(p.replace("%2F", ENCODED_SLASH).replace("%2f", ENCODED_SLASH)) for p in parts
-        )
-    path: str = scope["path"]
-    if not path.startswith("/contexts/"):
-        return
-    pieces = path.split("/")
-    # ["", "contexts", ctx, resource, ...]
-    if len(pieces) < 4:
-        return
-    ctx, resource, rest = pieces[2], pieces[3], pieces[4:]
-    prefix = f":{ctx}:"
-    query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
-    if resource == "subjects":
-        if rest:
-            rest[0] = prefix + rest[0]
-            new = "/subjects/" + "/".join(rest)
-        else:
-            new = "/subjects"
-            query.append(("subjectPrefix", prefix))
-    elif resource == "schemas":
-        new = "/schemas" + ("/" + "/".join(rest) if rest else "")
-        if rest and rest[0] == "ids":
-            query.append(("subject", prefix))
-        elif not rest:
-            query.append(("subjectPrefix", prefix))
-    elif resource in ("config", "mode"):
-        new = f"/{resource}/" + prefix + (rest[0] if rest else "")
-    elif resource == "compatibility" and len(rest) >= 2 and rest[0] == "subjects":
-        rest[1] = prefix + rest[1]
-        new = "/compatibility/" + "/".join(rest)
-    else:
-        return
-    scope["path"] = new
-    scope["raw_path"] = new.encode()
-    scope["query_string"] = urlencode(query).encode()

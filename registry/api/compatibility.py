@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from registry import schemas
+from registry import compat_checks
 from registry.api import docs
 from registry.api.bodies import flag, json_body, schema_request
 from registry.api.deps import registry_of, subject_param
@@ -52,7 +52,7 @@ async def _check(
 ) -> Response:
     req = schema_request(await json_body(request))
     ok, messages = await run_in_threadpool(
-        schemas.test_compatibility,
+        compat_checks.test_compatibility,
         registry_of(request),
         subject_param(subject),
         version,

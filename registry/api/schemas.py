@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from registry import errors, schemas
+from registry import errors, reads
 from registry.api import docs
 from registry.api.bodies import flag, page
 from registry.api.deps import registry_of, subject_param
@@ -33,7 +33,7 @@ async def list_schemas(
     offset: str | None = None,
     limit: str | None = None,
 ) -> Response:
-    found = schemas.list_schemas(
+    found = reads.list_schemas(
         registry_of(request), subjectPrefix or "", flag(deleted), flag(latestOnly)
     )
     found = visibility.versions(request, found)
@@ -56,7 +56,7 @@ async def schema_by_id(request: Request) -> Response:
     query = request.query_params
     subject = query.get("subject")
     subj = subject_param(subject) if subject else None
-    sv = schemas.schema_by_id(reg, _schema_id(request.path_params["schema_id"]), subj)
+    sv = reads.schema_by_id(reg, _schema_id(request.path_params["schema_id"]), subj)
     body = schema_string(sv, formatted(reg, sv, query.get("format")))
     if flag(query.get("fetchMaxId")):
         body["maxId"] = reg.state.context_of(sv.subject).max_id
@@ -68,7 +68,7 @@ async def schema_text_by_id(
     request: Request, schema_id: str, subject: str | None = None, format: str | None = None
 ) -> Response:
     reg = registry_of(request)
-    sv = schemas.schema_by_id(reg, _schema_id(schema_id), subject_param(subject or ""))
+    sv = reads.schema_by_id(reg, _schema_id(schema_id), subject_param(subject or ""))
     return raw_text(request, formatted(reg, sv, format) or sv.schema)
 
 
@@ -81,7 +81,7 @@ async def subjects_by_id(
     offset: str | None = None,
     limit: str | None = None,
 ) -> Response:
-    pairs = schemas.subject_versions_for_id(
+    pairs = reads.subject_versions_for_id(
         registry_of(request), _schema_id(schema_id), subject_param(subject or ""), flag(deleted)
     )
     # ``subject`` only picks the context (Confluent 7.9 does not filter by it)
@@ -101,7 +101,7 @@ async def versions_by_id(
     offset: str | None = None,
     limit: str | None = None,
 ) -> Response:
-    pairs = schemas.subject_versions_for_id(
+    pairs = reads.subject_versions_for_id(
         registry_of(request), _schema_id(schema_id), subject_param(subject or ""), flag(deleted)
     )
     body = [{"subject": s, "version": v} for s, v in visibility.pairs(request, pairs)]
@@ -111,7 +111,7 @@ async def versions_by_id(
 @router.get("/schemas/guids/{guid}", responses=docs.answers(docs.SCHEMA_STRING, 404))
 async def schema_by_guid(request: Request, guid: str, format: str | None = None) -> Response:
     reg = registry_of(request)
-    found = schemas.schemas_by_guid(reg, guid.lower())
+    found = reads.schemas_by_guid(reg, guid.lower())
     if not found:
         raise errors.schema_not_found(guid)
     sv = found[0]
@@ -124,7 +124,7 @@ async def schema_by_guid(request: Request, guid: str, format: str | None = None)
 )
 async def ids_by_guid(request: Request, guid: str) -> Response:
     reg = registry_of(request)
-    found = visibility.by_guid(request, reg, schemas.schemas_by_guid(reg, guid.lower()))
+    found = visibility.by_guid(request, reg, reads.schemas_by_guid(reg, guid.lower()))
     if not found:
         raise errors.schema_not_found(guid)
     return reply(request, [{"context": sv.context, "id": sv.id} for sv in found])

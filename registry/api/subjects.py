@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from registry import schemas
+from registry import core, deletion, lookups, reads, registration
 from registry.api import docs
 from registry.api.bodies import flag, json_body, page, schema_request
 from registry.api.deps import registry_of, subject_param
@@ -29,7 +29,7 @@ async def list_subjects(
 ) -> Response:
     reg = registry_of(request)
     # an empty prefix, like the default ``:*:``, matches every subject of every context
-    found = schemas.list_subjects(reg, subjectPrefix or ":*:", flag(deleted), flag(deletedOnly))
+    found = reads.list_subjects(reg, subjectPrefix or ":*:", flag(deleted), flag(deletedOnly))
     return reply(request, page(visibility.subjects(request, found), offset, limit))
 
 
@@ -43,7 +43,7 @@ async def list_versions(
     offset: str | None = None,
     limit: str | None = None,
 ) -> Response:
-    versions = schemas.list_versions(
+    versions = reads.list_versions(
         registry_of(request),
         subject_param(subject),
         flag(deleted),
@@ -64,11 +64,11 @@ async def register(
     reg = registry_of(request)
     req = schema_request(await json_body(request))
     result = await run_in_threadpool(
-        schemas.register, reg, subject_param(subject), req, normalize=flag(normalize)
+        registration.register, reg, subject_param(subject), req, normalize=flag(normalize)
     )
     if not result.modified:
         return reply(request, {"id": result.id})
-    sv = result.schema or schemas.get_version(reg, subject_param(subject), schemas.LATEST)
+    sv = result.schema or reads.get_version(reg, subject_param(subject), core.LATEST)
     if sv.id != result.id:
         sv = next(v for v in reg.state.versions(sv.subject).values() if v.id == result.id)
     body = schema_entity(sv, formatted(reg, sv, format))
@@ -85,7 +85,7 @@ async def get_version(
     format: str | None = None,
 ) -> Response:
     reg = registry_of(request)
-    sv = schemas.get_version(reg, subject_param(subject), parse_version(version), flag(deleted))
+    sv = reads.get_version(reg, subject_param(subject), parse_version(version), flag(deleted))
     return reply(request, schema_entity(sv, formatted(reg, sv, format)))
 
 
@@ -101,7 +101,7 @@ async def get_version_schema(
     format: str | None = None,
 ) -> Response:
     reg = registry_of(request)
-    sv = schemas.get_version(reg, subject_param(subject), parse_version(version), flag(deleted))
+    sv = reads.get_version(reg, subject_param(subject), parse_version(version), flag(deleted))
     return raw_text(request, formatted(reg, sv, format) or sv.schema)
 
 
@@ -118,9 +118,9 @@ async def referenced_by(
     limit: str | None = None,
 ) -> Response:
     reg, name, number = registry_of(request), subject_param(subject), parse_version(version)
-    ids = schemas.referenced_by(reg, name, number, flag(deleted))
+    ids = reads.referenced_by(reg, name, number, flag(deleted))
     if ids and visibility.grants_of(request) is not None:
-        found = schemas.get_version(reg, name, number, deleted=True).subject
+        found = reads.get_version(reg, name, number, deleted=True).subject
         ids = visibility.ids_in(request, reg, found, ids)
     return reply(request, page(ids, offset, limit, 1000))
 
@@ -132,7 +132,7 @@ async def delete_version(
     reg = registry_of(request)
     number = parse_version(version)
     deleted = await run_in_threadpool(
-        schemas.delete_version, reg, subject_param(subject), number, flag(permanent)
+        deletion.delete_version, reg, subject_param(subject), number, flag(permanent)
     )
     return reply(request, deleted)
 
@@ -155,16 +155,16 @@ async def lookup(request: Request) -> Response:
     args = (reg, subject_param(subject), req)
     kwargs = {"normalize": flag(normalize), "deleted": flag(deleted)}
     if not req.references and reg.has_parsed(req.schema_type, req.schema or ""):
-        sv = schemas.lookup(*args, **kwargs)  # memory only: no need for a worker thread
+        sv = lookups.lookup(*args, **kwargs)  # memory only: no need for a worker thread
     else:
-        sv = await run_in_threadpool(schemas.lookup, *args, **kwargs)
+        sv = await run_in_threadpool(lookups.lookup, *args, **kwargs)
     return reply(request, schema_entity(sv, formatted(reg, sv, format)))
 
 
 @router.delete("/subjects/{subject}", responses=docs.answers(docs.INTS, 404, 422))
 async def delete_subject(request: Request, subject: str, permanent: str | None = None) -> Response:
     versions = await run_in_threadpool(
-        schemas.delete_subject, registry_of(request), subject_param(subject), flag(permanent)
+        deletion.delete_subject, registry_of(request), subject_param(subject), flag(permanent)
     )
     return reply(request, versions)
 
@@ -176,7 +176,7 @@ async def latest_with_metadata(
     reg = registry_of(request)
     keys = request.query_params.getlist("key")
     values = request.query_params.getlist("value")
-    sv = schemas.latest_with_metadata(
+    sv = reads.latest_with_metadata(
         reg, subject_param(subject), dict(zip(keys, values, strict=False)), flag(deleted)
     )
     return reply(request, schema_entity(sv, formatted(reg, sv, format)))

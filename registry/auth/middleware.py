@@ -2,7 +2,7 @@
 
 It runs outside the forwarding middleware (a follower checks the caller before forwarding a
 write, and the leader checks the same ``Authorization`` header again) and outside the protocol
-middleware, so it reads the path through :func:`registry.api.app.rewrite_paths` itself.
+middleware, so it reads the path through :func:`registry.api.paths.rewrite_paths` itself.
 
 Decisions, for a principal whose rules do not grant everything:
 
@@ -40,8 +40,9 @@ from urllib.parse import parse_qsl, quote, unquote
 
 import orjson
 
-from registry import schemas
+from registry import reads
 from registry.api.deps import ENCODED_SLASH
+from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, negotiate
 from registry.auth import passwords, visibility
 from registry.auth.rules import ALL, Grants, Identity, Permission, Rules, parse_rules
@@ -333,8 +334,6 @@ class AuthMiddleware:
     async def _authorise(
         self, scope: Scope, receive: Any, send: Any, grants: Grants, accept: str | None
     ) -> None:
-        from registry.api.app import rewrite_paths  # the app module imports this one
-
         view = {
             "path": scope["path"],
             "raw_path": scope.get("raw_path"),
@@ -438,14 +437,14 @@ class AuthMiddleware:
         subject = query.get("subject", "").replace(ENCODED_SLASH, "/")
         reg = self.registry
         try:
-            sv = schemas.schema_by_id(reg, schema_id, subject or None)
+            sv = reads.schema_by_id(reg, schema_id, subject or None)
         except RegistryError:
             return True  # missing anyway
         holders = reg.state.context_of(sv.subject).ids.get(schema_id, {})
         return any(grants.can(s, Permission.READ) for s in list(holders))
 
     def _guid_readable(self, guid: str, grants: Grants) -> bool:
-        found = schemas.schemas_by_guid(self.registry, guid.lower())
+        found = reads.schemas_by_guid(self.registry, guid.lower())
         if not found:
             return True
         for sv in found:

@@ -1,0 +1,92 @@
+"""``POST /compatibility/subjects/{subject}/versions[/{version}]`` and the check a
+registration runs: a candidate against the versions the subject's level names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from registry import compatibility, errors
+from registry.core import (
+    LATEST,
+    Registry,
+    SchemaRequest,
+    iter_live,
+)
+from registry.formats.base import ParsedSchema
+from registry.lookups import make_candidate
+from registry.state import SchemaVersion
+
+
+def check_against(
+    reg: Registry,
+    config: dict[str, Any],
+    new: ParsedSchema,
+    previous: Sequence[SchemaVersion],
+    level: str | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> list[str]:
+    """Messages for ``new`` against ``previous`` (chronological) under the effective config."""
+    level = level or str(config.get("compatibilityLevel") or reg.settings.compatibility_level)
+    group = config.get("compatibilityGroup")
+    prev = list(previous)
+    if group:
+        # only versions whose metadata property ``group`` equals the new schema's (maybe None)
+        value = _property(metadata, group)
+        prev = [v for v in prev if _property(v.metadata, group) == value]
+    olds = [compatibility.PreviousSchema(reg.parse_stored(v), v.version, v.schema) for v in prev]
+    fmt = reg.formats.get(new.schema_type)
+    return compatibility.check(
+        fmt,
+        level,
+        new,
+        olds,
+        validate_fields=bool(config.get("validateFields")),
+        policy=config.get("compatibilityPolicy"),
+    )
+
+
+def _property(metadata: dict[str, Any] | None, name: str) -> Any:
+    return ((metadata or {}).get("properties") or {}).get(name)
+
+
+def test_compatibility(
+    reg: Registry,
+    subject: str,
+    version: int | None,
+    req: SchemaRequest,
+    *,
+    normalize: bool,
+    verbose: bool,
+) -> tuple[bool, list[str]]:
+    """``POST /compatibility/subjects/{subject}/versions[/{version}]``; ``version`` None means
+    against every version the subject's level asks for."""
+    subject = reg.valid_subject(subject)
+    config = reg.effective_config(subject)
+    normalize = normalize or bool(config.get("normalize"))
+    live = sorted(iter_live(reg.state.versions(subject).values()), key=lambda v: v.version)
+    if version is not None and version != LATEST:
+        target = reg.state.versions(subject).get(version)
+        if target is None or target.deleted:
+            if not reg.state.versions(subject):
+                raise errors.subject_not_found(subject)
+            raise errors.version_not_found(version)
+        previous = [target]
+    elif version == LATEST:
+        previous = live[-1:]
+    else:
+        previous = live
+    try:
+        cand = make_candidate(
+            reg, subject, req, normalize=normalize, strict=True, include_deleted_refs=False
+        )
+    except errors.RegistryError as exc:
+        if verbose and exc.error_code == 42201:
+            return False, [exc.message]
+        raise
+    level = str(config.get("compatibilityLevel") or reg.settings.compatibility_level)
+    if version is not None:
+        level = level.removesuffix("_TRANSITIVE")
+    messages = check_against(reg, config, cand.parsed, previous, level, cand.metadata)
+    return not messages, messages

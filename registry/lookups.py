@@ -1,0 +1,201 @@
+"""Candidates (a requested schema parsed, canonicalised, its references pinned) and
+``POST /subjects/{subject}``: finding a schema among a subject's versions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from registry import errors
+from registry.core import (
+    Registry,
+    SchemaRequest,
+    iter_live,
+)
+from registry.formats.base import InvalidSchemaError, ParsedSchema
+from registry.identity import schema_hash
+from registry.state import SchemaVersion
+from registry.subjects import DEFAULT_CONTEXT, parse_subject
+
+CONFLUENT_VERSION = "confluent:version"
+
+
+@dataclass
+class Candidate:
+    """A requested schema after parsing, canonicalisation and reference pinning."""
+
+    parsed: ParsedSchema
+    text: str
+    schema_type: str
+    references: list[dict[str, Any]]
+    metadata: dict[str, Any] | None
+    rule_set: dict[str, Any] | None
+
+    @property
+    def digest(self) -> bytes:
+        return schema_hash(self.text, self.references, self.metadata, self.rule_set)
+
+
+def make_candidate(
+    reg: Registry,
+    subject: str,
+    req: SchemaRequest,
+    *,
+    normalize: bool,
+    strict: bool,
+    include_deleted_refs: bool,
+) -> Candidate:
+    if req.schema is None or not req.schema.strip():
+        raise errors.invalid_schema("Empty schema")
+    references = [dict(r) for r in req.references or []]
+    pinned = []
+    for ref in references:
+        target = reg.resolve_reference(subject, ref, include_deleted=include_deleted_refs)
+        pinned.append({"name": ref["name"], "subject": ref["subject"], "version": target.version})
+    if normalize:
+        pinned = _sorted_unique(pinned)
+    try:
+        parsed = reg.parse(
+            subject,
+            req.schema_type,
+            req.schema,
+            pinned,
+            strict=strict,
+            include_deleted_refs=include_deleted_refs,
+        )
+        text = parsed.normalized() if normalize else parsed.canonical()
+    except InvalidSchemaError as exc:
+        refs = (
+            "["
+            + ", ".join(
+                f"{{name='{r['name']}', subject='{r['subject']}', version={r['version']}}}"
+                for r in pinned
+            )
+            + "]"
+        )
+        raise errors.invalid_schema(
+            f"Invalid schema {req.describe(subject)} with refs {refs} of type "
+            f"{req.schema_type}, details: {exc}"
+        ) from exc
+    return Candidate(
+        parsed=parsed,
+        text=text,
+        schema_type=parsed.schema_type,
+        references=pinned,
+        metadata=req.metadata,
+        rule_set=req.rule_set,
+    )
+
+
+def _sorted_unique(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen = {}
+    for ref in refs:
+        seen[(ref["name"], ref["subject"], ref["version"])] = ref
+    return [seen[k] for k in sorted(seen)]
+
+
+def can_lookup(reg: Registry, cand: Candidate, sv: SchemaVersion, normalize: bool) -> bool:
+    """Confluent's "same schema" test beyond the identity hash: equal canonical text (of the
+    stored schema re-parsed, for texts another registry wrote), equal references, metadata equal
+    ignoring ``confluent:version``; or a reference-free candidate equal to the stored schema with
+    its references inlined."""
+    if cand.schema_type != sv.schema_type:
+        return False
+    if cand.metadata is not None and _without_version(cand.metadata) != _without_version(
+        sv.metadata
+    ):
+        return False
+    if cand.rule_set is not None and cand.rule_set != sv.rule_set:
+        return False
+    same_refs = _ref_keys(cand.references) == _ref_keys(sv.references)
+    if same_refs and cand.text == sv.schema:
+        return True
+    try:
+        stored = reg.parse_stored(sv)
+    except errors.RegistryError:
+        return False
+    if same_refs:
+        stored_text = stored.normalized() if normalize else stored.canonical()
+        return stored_text == cand.text
+    if not cand.references and sv.references:
+        return cand.parsed.formatted("resolved") == stored.formatted("resolved")
+    return False
+
+
+def _ref_keys(refs: Sequence[dict[str, Any]]) -> list[tuple[Any, Any, Any]]:
+    return [(r.get("name"), r.get("subject"), r.get("version")) for r in refs]
+
+
+def _without_version(metadata: dict[str, Any] | None) -> dict[str, Any]:
+    if not metadata:
+        return {}
+    props = dict(metadata.get("properties") or {})
+    props.pop(CONFLUENT_VERSION, None)
+    out = {k: v for k, v in metadata.items() if v}
+    if props:
+        out["properties"] = props
+    else:
+        out.pop("properties", None)
+    return out
+
+
+def lookup_in_subject(
+    reg: Registry,
+    subject: str,
+    req: SchemaRequest,
+    *,
+    normalize: bool,
+    deleted: bool = False,
+    latest_only: bool = False,
+) -> SchemaVersion | None:
+    """Find ``req`` among the subject's versions (3.5 of the reference); None if absent."""
+    versions = reg.state.versions(subject)
+    if not versions:
+        return None
+    cand = make_candidate(
+        reg, subject, req, normalize=normalize, strict=False, include_deleted_refs=True
+    )
+    ctx = reg.state.context_of(subject)
+    if not latest_only:
+        schema_id = ctx.hashes.get(cand.digest)
+        if schema_id is not None:
+            for sv in sorted(versions.values(), key=lambda v: -v.version):
+                if sv.id == schema_id and (deleted or not sv.deleted):
+                    return sv
+    ordered = sorted(versions.values(), key=lambda v: -v.version)
+    if latest_only:
+        live = iter_live(ordered)
+        ordered = live[:1]
+    for sv in ordered:
+        if (deleted or not sv.deleted) and can_lookup(reg, cand, sv, normalize):
+            return sv
+    return None
+
+
+def lookup(
+    reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool, deleted: bool = False
+) -> SchemaVersion:
+    """``POST /subjects/{subject}``. Like Confluent 7.9 the name is not validated: an
+    invalid one simply has no versions (40401)."""
+    subject = parse_subject(subject).qualified
+    normalize = normalize or bool(reg.effective_config(subject).get("normalize"))
+    candidates = [subject]
+    qs = parse_subject(subject)
+    if qs.context == DEFAULT_CONTEXT:
+        candidates += [
+            f":{name}:{qs.name}" for name in reg.state.context_names() if name != DEFAULT_CONTEXT
+        ]
+    any_versions = False
+    for name in candidates:
+        versions = reg.state.versions(name)
+        if not [v for v in versions.values() if deleted or not v.deleted]:
+            continue
+        any_versions = True
+        found = lookup_in_subject(reg, name, req, normalize=normalize, deleted=deleted)
+        if found is not None:
+            return found
+    if not any_versions:
+        raise errors.subject_not_found(subject)
+    raise errors.schema_not_found()

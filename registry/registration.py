@@ -1,0 +1,199 @@
+"""``POST /subjects/{subject}/versions``: registration, IMPORT-mode ids and versions,
+metadata and rule sets carried over from the previous version and the subject's config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from registry import errors, records
+from registry.compat_checks import check_against
+from registry.core import (
+    LATEST,
+    READ_ONLY_MODES,
+    Draft,
+    Registry,
+    SchemaRequest,
+    iter_live,
+)
+from registry.lookups import CONFLUENT_VERSION, can_lookup, lookup_in_subject, make_candidate
+from registry.rulesets import merge_metadata, merge_rule_sets, validate_rule_set
+from registry.state import SchemaVersion
+from registry.subjects import DEFAULT_CONTEXT, parse_subject
+
+
+@dataclass
+class Registered:
+    """The outcome of a registration: the stored version and whether the server changed the
+    requested schema (then Confluent 7.9 answers with the whole schema, else only the id)."""
+
+    schema: SchemaVersion | None
+    id: int
+    modified: bool
+
+
+def register(reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool) -> Registered:
+    """``POST /subjects/{subject}/versions``."""
+    subject = reg.valid_subject(subject)
+    if req.rule_set is not None:
+        validate_rule_set(req.rule_set)
+    config = reg.effective_config(subject)
+    normalize = normalize or bool(config.get("normalize"))
+    if not _has_defaults_or_overrides(config) and req.schema and req.schema.strip():
+        existing = lookup_in_subject(
+            reg, subject, req, normalize=normalize, latest_only=req.version == LATEST
+        )
+        if existing is not None:
+            if req.version in (None, 0, LATEST):
+                if req.id is None or req.id < 0 or req.id == existing.id:
+                    return Registered(existing, existing.id, modified=False)
+            elif req.id == existing.id and req.version == existing.version:
+                return Registered(existing, existing.id, modified=True)
+    return reg.write(lambda: _register_locked(reg, subject, req, normalize))
+
+
+def _register_locked(
+    reg: Registry, subject: str, req: SchemaRequest, normalize: bool
+) -> tuple[list[Draft], Registered]:
+    mode = reg.effective_mode(subject)
+    requested_id = req.id if req.id is not None and req.id >= 0 else -1
+    if mode in READ_ONLY_MODES:
+        raise errors.operation_not_permitted(f"Subject {subject} is in read-only mode")
+    if requested_id >= 0 and mode != "IMPORT":
+        raise errors.operation_not_permitted(f"Subject {subject} is not in import mode")
+    if requested_id < 0 and mode != "READWRITE":
+        raise errors.operation_not_permitted(f"Subject {subject} is not in read-write mode")
+    importing = mode == "IMPORT"
+    config = reg.effective_config(subject)
+
+    all_versions = sorted(reg.state.versions(subject).values(), key=lambda v: -v.version)
+    new_version = max((v.version for v in all_versions), default=0) + 1
+    undeleted = iter_live(all_versions)
+    deleted = [v for v in all_versions if v.deleted]
+
+    req = SchemaRequest(**vars(req))
+    modified = False
+    if not importing:
+        modified = _populate_from_previous(
+            config, req, undeleted[0] if undeleted else None, new_version
+        )
+    cand = make_candidate(
+        reg,
+        subject,
+        req,
+        normalize=normalize,
+        strict=requested_id < 0,
+        include_deleted_refs=requested_id >= 0,
+    )
+    ctx = reg.state.context_of(subject)
+    schema_id = requested_id
+    explicit_version = req.version not in (None, 0)
+    known_id = ctx.hashes.get(cand.digest)
+    if known_id is not None and (schema_id < 0 or schema_id == known_id):
+        mine = [v for v in undeleted if v.id == known_id]
+        if not explicit_version and mine:
+            return [], Registered(mine[0], known_id, modified)
+        schema_id = known_id
+    if not explicit_version:
+        for sv in undeleted:
+            if (schema_id < 0 or schema_id == sv.id) and can_lookup(reg, cand, sv, normalize):
+                return [], Registered(sv, sv.id, modified)
+
+    if not importing:
+        messages = check_against(
+            reg, config, cand.parsed, list(reversed(undeleted)), metadata=cand.metadata
+        )
+        if messages:
+            raise errors.incompatible_schema(subject, messages)
+
+    drafts: list[Draft] = []
+    qs = parse_subject(subject)
+    if qs.context != DEFAULT_CONTEXT and qs.context not in reg.state.context_records:
+        drafts.append(
+            (records.context_key(qs.context), {"tenant": "default", "context": qs.context})
+        )
+    if not explicit_version or req.version == LATEST:
+        version = new_version
+    else:
+        version = int(req.version or 0)
+        if version != new_version and not importing:
+            raise errors.invalid_schema("Version is not one more than previous version")
+        existing = ctx.versions(subject).get(version)
+        if existing is not None and existing.digest != cand.digest:
+            raise errors.operation_not_permitted(
+                f"Overwrite new schema with version {version} is not permitted."
+            )
+    if schema_id >= 0:
+        owner = ctx.any_version_of(schema_id)
+        if owner is not None and owner.digest != cand.digest:
+            raise errors.operation_not_permitted(
+                f"Overwrite new schema with id {schema_id} is not permitted."
+            )
+    else:
+        schema_id = ctx.max_id + 1
+        while schema_id in ctx.ids:
+            schema_id += 1
+    for old in deleted:
+        if old.id == schema_id and old.version < version:
+            drafts.append((records.schema_key(old.subject, old.version), None))
+    value = {
+        "subject": subject,
+        "version": version,
+        "id": schema_id,
+        "schemaType": cand.schema_type,
+        "references": cand.references or None,
+        "metadata": cand.metadata,
+        "ruleSet": cand.rule_set,
+        "schema": cand.text,
+        "deleted": False,
+    }
+    drafts.append((records.schema_key(subject, version), value))
+    return drafts, Registered(None, schema_id, modified)
+
+
+def _has_defaults_or_overrides(config: dict[str, Any]) -> bool:
+    return any(
+        config.get(k)
+        for k in ("defaultMetadata", "overrideMetadata", "defaultRuleSet", "overrideRuleSet")
+    )
+
+
+def _populate_from_previous(
+    config: dict[str, Any], req: SchemaRequest, previous: SchemaVersion | None, new_version: int
+) -> bool:
+    modified = False
+    if req.schema is None or not req.schema.strip():
+        if previous is None:
+            raise errors.invalid_schema("Empty schema")
+        req.schema = previous.schema
+        req.schema_type = previous.schema_type
+        req.references = [dict(r) for r in previous.references]
+        modified = True
+    specific_md = (
+        req.metadata if req.metadata is not None else (previous.metadata if previous else None)
+    )
+    metadata = merge_metadata(
+        merge_metadata(config.get("defaultMetadata"), specific_md), config.get("overrideMetadata")
+    )
+    specific_rs = (
+        req.rule_set if req.rule_set is not None else (previous.rule_set if previous else None)
+    )
+    rule_set = merge_rule_sets(
+        merge_rule_sets(config.get("defaultRuleSet"), specific_rs), config.get("overrideRuleSet")
+    )
+    if req.version not in (None, 0) or (
+        metadata and CONFLUENT_VERSION in (metadata.get("properties") or {})
+    ):
+        metadata = dict(metadata or {})
+        metadata["properties"] = {
+            **(metadata.get("properties") or {}),
+            CONFLUENT_VERSION: str(
+                new_version if req.version in (None, 0, LATEST) else req.version
+            ),
+        }
+    if metadata is not None or rule_set is not None:
+        req.metadata = metadata
+        req.rule_set = rule_set
+        modified = True
+    return modified
