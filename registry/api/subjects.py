@@ -1,4 +1,5 @@
-"""``/subjects`` routes: thin wrappers over ``registry.schemas``."""
+"""``/subjects`` routes: thin wrappers over the operation modules (``registry.reads``, ``lookups``,
+``registration``, ``deletion``)."""
 
 from __future__ import annotations
 
