@@ -316,6 +316,10 @@ def latest(server: LiveServer, subject: str) -> dict[str, Any]:
 # --- serdes (Python) side --------------------------------------------------------------------
 
 
+def field(key: bool) -> str:
+    return MessageField.KEY if key else MessageField.VALUE
+
+
 def guid_prefix_serializer(payload: bytes, ctx: Any, schema_id: Any) -> bytes:
     """Magic byte 1, the GUID (and message indexes) in front of the data."""
     return schema_id.guid_to_bytes() + payload
@@ -335,6 +339,7 @@ def py_serialize(
     value: Any,
     framing: str,
     proto_class: Any = None,
+    key: bool = False,
 ) -> tuple[bytes, list[tuple[str, bytes]]]:
     """``value`` written by serdes with the subject's latest schema; the frame and headers."""
     client = SchemaRegistryClient({"url": url})
@@ -351,7 +356,7 @@ def py_serialize(
         ser = ProtobufSerializer(proto_class, client, conf)
         value = json_format.ParseDict(value, proto_class())
     headers: list[tuple[str, bytes]] = []
-    data = ser(value, SerializationContext(topic, MessageField.VALUE, headers))
+    data = ser(value, SerializationContext(topic, field(key), headers))
     return data, headers
 
 
@@ -362,10 +367,11 @@ def py_deserialize(
     data: bytes,
     headers: list[tuple[str, bytes]] | None = None,
     proto_class: Any = None,
+    key: bool = False,
 ) -> Any:
     """serdes' reading of a frame, with a client that has nothing cached."""
     client = SchemaRegistryClient({"url": url})
-    ctx = SerializationContext(topic, MessageField.VALUE, headers or [])
+    ctx = SerializationContext(topic, field(key), headers or [])
     if fmt == "AVRO":
         return AvroDeserializer(client)(data, ctx)
     if fmt == "JSON":
@@ -383,6 +389,7 @@ def js_serialize(
     conf: dict[str, Any] | None = None,
     message_type: str = "interop.shop.Order",
     schema_subject: str | None = None,
+    key: bool = False,
 ) -> tuple[bytes, list[tuple[str, bytes]]]:
     """``value`` written by Confluent's JavaScript serializer; the frame and headers.
 
@@ -394,6 +401,7 @@ def js_serialize(
         "framing": framing,
         "conf": {"useLatestVersion": True} if conf is None else conf,
         "value": to_wire(value),
+        "key": key,
         "fresh": True,
     }
     if fmt == "PROTOBUF":
@@ -406,7 +414,12 @@ def js_serialize(
 
 
 def js_deserialize(
-    js: NodeWorker, fmt: str, topic: str, data: bytes, headers: list[tuple[str, bytes]]
+    js: NodeWorker,
+    fmt: str,
+    topic: str,
+    data: bytes,
+    headers: list[tuple[str, bytes]],
+    key: bool = False,
 ) -> dict[str, Any]:
     """Confluent's JavaScript deserializer's reading (fresh client): ``{value[, type]}``."""
     conf = {"validate": True} if fmt == "JSON" else {}
@@ -417,6 +430,7 @@ def js_deserialize(
         hex=data.hex(),
         headers={k: v.hex() for k, v in headers},
         conf=conf,
+        key=key,
         fresh=True,
     )
 
@@ -441,6 +455,7 @@ def check_frame(
     headers: list[tuple[str, bytes]],
     version: dict[str, Any],
     indexes: bytes | None = None,
+    key: bool = False,
 ) -> None:
     """The frame carries the version's id or GUID where ``framing`` says, and the indexes."""
     indexes = ORDER_INDEXES[fmt] if indexes is None else indexes
@@ -454,7 +469,8 @@ def check_frame(
         assert headers == []
         assert data[: 17 + len(indexes)] == b"\x01" + guid + indexes
     else:
-        assert headers == [("__value_schema_id", b"\x01" + guid + indexes)]
+        name = "__key_schema_id" if key else "__value_schema_id"
+        assert headers == [(name, b"\x01" + guid + indexes)]
 
 
 # --- registration with references ------------------------------------------------------------
@@ -538,6 +554,24 @@ def test_serdes_writes_confluent_js_reads(
     if fmt == "PROTOBUF":
         assert got["type"] == "interop.shop.Order"
     assert from_wire(got["value"]) == expected_order(fmt, proto_classes)
+
+
+@pytest.mark.parametrize("framing", FRAMINGS)
+def test_keys_both_ways(
+    js: NodeWorker, referenced: dict[str, Any], registry_server: LiveServer, framing: str
+) -> None:
+    """Keys: ``<topic>-key`` subjects, the GUID in a ``__key_schema_id`` header."""
+    topic = f"keys-{framing}"
+    register(js, "AVRO", f"{topic}-key")
+    version = latest(registry_server, f"{topic}-key")
+    data, headers = js_serialize(js, "AVRO", topic, AVRO_ORDER, framing, key=True)
+    check_frame("AVRO", framing, data, headers, version, key=True)
+    got = py_deserialize("AVRO", registry_server.url, topic, data, headers, key=True)
+    assert got == AVRO_ORDER
+    data, headers = py_serialize("AVRO", registry_server.url, topic, AVRO_ORDER, framing, key=True)
+    check_frame("AVRO", framing, data, headers, version, key=True)
+    got = js_deserialize(js, "AVRO", topic, data, headers, key=True)
+    assert from_wire(got["value"]) == AVRO_ORDER
 
 
 def test_confluent_js_protobuf_serializer_registers_and_finds_its_derived_schema(
