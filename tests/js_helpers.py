@@ -468,3 +468,6 @@ def check_frame(
     else:
         name = "__key_schema_id" if key else "__value_schema_id"
         assert headers == [(name, b"\x01" + guid + indexes)]
+        # the value is the bare encoding: no id, GUID or message indexes in front
+        assert not data.startswith(b"\x01" + guid)
+        assert not data.startswith(b"\x00" + version["id"].to_bytes(4, "big"))
