@@ -175,6 +175,8 @@ def js(
 
 REFS = {
     "AVRO": ("interop.common.Address", SCHEMAS / "address.avsc", SCHEMAS / "order.avsc"),
+    # address.schema.json's "$id" is its reference name: kafkajs resolves JSON references by
+    # "$id", Confluent's clients and serdes by the reference name
     "JSON": ("address.schema.json", SCHEMAS / "address.schema.json", SCHEMAS / "order.schema.json"),
     # the subject of an import is its file name: what both serdes' and the JavaScript
     # client's reference subject name strategies register it under

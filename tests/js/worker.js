@@ -195,12 +195,6 @@ const OPS = {
     kafkajs = new KafkajsRegistry({ host: url, retry: { retries: 0 } });
     return { node: process.version };
   },
-  // a fresh Confluent client (empty caches), as a new process would have
-  reset: async () => {
-    client = newClient();
-    kafkajs = new KafkajsRegistry({ host: url, retry: { retries: 0 } });
-    return null;
-  },
   'cf.call': async (args) => {
     if (!CLIENT_METHODS.has(args.method)) throw new Error(`not a client method: ${args.method}`);
     const c = args.fresh ? newClient() : client;
