@@ -137,7 +137,7 @@ class Registry:
     # ---- shared rules ---------------------------------------------------------------------
 
     def format_of(self, schema_type: str) -> SchemaFormat:
-        fmt = self.formats.get(schema_type.upper())
+        fmt = self.formats.get(schema_type)
         if fmt is None:
             raise errors.invalid_schema(f"Invalid schema type {schema_type}")
         return fmt
@@ -173,7 +173,7 @@ class Registry:
     def has_parsed(self, schema_type: str, text: str) -> bool:
         """Whether a reference-free ``text`` is in the parse cache (lookups of it then need
         no parsing and can be answered without a worker thread)."""
-        return (schema_type.upper(), text, (), False) in self._parse_cache
+        return (schema_type, text, (), False) in self._parse_cache
 
     def parse_stored(self, sv: SchemaVersion) -> ParsedSchema:
         try:
