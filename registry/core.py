@@ -68,7 +68,7 @@ class Registry:
     ) -> None:
         self.store = store
         self.settings = settings or Settings()
-        self.formats: dict[str, SchemaFormat] = dict(formats or default_formats())
+        self.formats: dict[str, SchemaFormat] = dict(formats or default_formats(self.settings))
         self.state = State()
         self._write_lock = threading.RLock()
         self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema] = OrderedDict()
@@ -323,11 +323,12 @@ def parse_version(value: str | int, *, allow_latest: bool = True) -> int:
     return number
 
 
-def default_formats() -> dict[str, SchemaFormat]:
+def default_formats(settings: Settings | None = None) -> dict[str, SchemaFormat]:
     """The formats installed: Avro always, others when their modules are present."""
     from registry.formats.avro import AvroFormat
 
-    found: dict[str, SchemaFormat] = {"AVRO": AvroFormat()}
+    legacy = settings is not None and settings.avro_7_9_validation
+    found: dict[str, SchemaFormat] = {"AVRO": AvroFormat(legacy_7_9=legacy)}
     for module, name in (
         ("registry.formats.protobuf", "ProtobufFormat"),
         ("registry.formats.json_schema", "JsonSchemaFormat"),

@@ -1,0 +1,164 @@
+"""What Confluent Platform 8.x accepts and refuses when a schema is registered, and the
+``avro_7_9_validation`` setting that restores Confluent 7.9's Avro validation for registries
+migrated from 7.x."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from registry.api.app import create_app
+from registry.core import Registry
+from registry.formats.avro import AvroFormat
+from registry.formats.base import InvalidSchemaError
+from registry.settings import Settings
+from registry.store.factory import open_store
+
+
+def record(*fields: dict[str, Any], namespace: str | None = None) -> str:
+    node: dict[str, Any] = {"type": "record", "name": "R", "fields": list(fields)}
+    if namespace is not None:
+        node["namespace"] = namespace
+    return json.dumps(node)
+
+
+INNER = {"type": "record", "name": "Inner", "fields": [{"name": "x", "type": "int"}]}
+
+#: defaults Confluent 7.9 stored (without normalize) and 8.x refuses for a new schema
+BAD_DEFAULTS = {
+    "string_on_int": record({"name": "f", "type": "int", "default": "1"}),
+    "float_on_int": record({"name": "f", "type": "int", "default": 1.5}),
+    "null_on_int": record({"name": "f", "type": "int", "default": None}),
+    "zero_on_boolean": record({"name": "f", "type": "boolean", "default": 0}),
+    "string_null_on_union": record({"name": "f", "type": ["null", INNER], "default": "null"}),
+}
+
+
+def register(client: TestClient, subject: str, schema: str, **params: str) -> Any:
+    return client.post(f"/subjects/{subject}/versions", json={"schema": schema}, params=params)
+
+
+@pytest.fixture
+def client_7_9(sqlite_url: str) -> Iterator[TestClient]:
+    """A registry started with ``SCHEMA_REGISTRY_AVRO_7_9_VALIDATION=true``."""
+    settings = Settings.from_env({"SCHEMA_REGISTRY_AVRO_7_9_VALIDATION": "true"}, poll_interval=0)
+    reg = Registry(open_store(sqlite_url), settings)
+    reg.start()
+    try:
+        with TestClient(create_app(reg, manage_lifecycle=False)) as test_client:
+            yield test_client
+    finally:
+        reg.stop()
+
+
+# ---- Avro defaults: 8.x validates them for every new schema --------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(BAD_DEFAULTS))
+def test_avro_bad_default_is_refused_as_confluent_8(client: TestClient, name: str) -> None:
+    response = register(client, "s", BAD_DEFAULTS[name])
+    assert response.status_code == 422, response.text
+    body = response.json()
+    assert body["error_code"] == 42201
+    assert "Invalid default for field f" in body["message"]
+    assert client.get("/subjects").json() == []
+
+
+@pytest.mark.parametrize("name", sorted(BAD_DEFAULTS))
+def test_avro_bad_default_is_stored_with_the_7_9_setting(client_7_9: TestClient, name: str) -> None:
+    response = register(client_7_9, "s", BAD_DEFAULTS[name])
+    assert response.status_code == 200, response.text
+    stored = json.loads(client_7_9.get("/subjects/s/versions/1/schema").text)
+    assert stored == json.loads(BAD_DEFAULTS[name])
+    # ... but not with normalize, which made 7.9 validate defaults
+    response = register(client_7_9, "n", BAD_DEFAULTS[name], normalize="true")
+    assert response.status_code == 422, response.text
+    assert response.json()["error_code"] == 42201
+    assert "Invalid default for field f" in response.json()["message"]
+
+
+def test_avro_union_default_may_match_any_branch_in_8_only(
+    client: TestClient, client_7_9: TestClient
+) -> None:
+    """Avro 1.12 (Confluent 8.x) checks a union's default against any branch, 1.11 (7.9)
+    against the first one only."""
+    schema = record({"name": "f", "type": ["null", "string"], "default": "x"})
+    assert register(client, "s", schema).status_code == 200
+    assert register(client_7_9, "s", schema).status_code == 200  # not validated at all
+    response = register(client_7_9, "n", schema, normalize="true")
+    assert response.status_code == 422, response.text
+    bad = record({"name": "f", "type": ["null", "string"], "default": 1})
+    assert register(client, "t", bad).status_code == 422
+
+
+# ---- Avro names --------------------------------------------------------------------------------
+
+
+def test_avro_namespace_part_must_be_a_name_in_8_only(
+    client: TestClient, client_7_9: TestClient
+) -> None:
+    schema = record({"name": "f", "type": "int"}, namespace="1ns")
+    response = register(client, "s", schema)
+    assert response.status_code == 422, response.text
+    assert (
+        'Namespace part "1ns" is invalid: Illegal initial character: 1ns'
+        in (response.json()["message"])
+    )
+    response = register(client_7_9, "s", schema)
+    assert response.status_code == 200, response.text
+    assert json.loads(client_7_9.get("/subjects/s/versions/1/schema").text)["namespace"] == "1ns"
+
+
+def test_avro_names_use_the_unicode_validator_with_the_7_9_setting(
+    client: TestClient, client_7_9: TestClient
+) -> None:
+    schema = json.dumps({"type": "record", "name": "Caf\u00e9", "fields": []})
+    assert register(client, "s", schema).status_code == 422  # Avro 1.12 STRICT_VALIDATOR
+    assert register(client_7_9, "s", schema).status_code == 200  # Avro 1.11 UTF validator
+    bad = json.dumps({"type": "record", "name": "a-b", "fields": []})
+    assert register(client_7_9, "t", bad).status_code == 422
+
+
+# ---- Avro logical types: invalid ones are ignored, as Avro Java does ---------------------------
+
+INVALID_LOGICAL = [
+    '{"type":"bytes","logicalType":"decimal","precision":2,"scale":4}',
+    '{"type":"bytes","logicalType":"decimal","precision":0}',
+    '{"type":"bytes","logicalType":"decimal"}',
+    '{"type":"string","logicalType":"decimal","precision":5}',
+    '{"type":"fixed","name":"d","size":8,"logicalType":"decimal","precision":19}',
+    '{"type":"string","logicalType":"date"}',
+    '{"type":"int","logicalType":"uuid"}',
+    '{"type":"fixed","name":"d","size":11,"logicalType":"duration"}',
+    '{"type":"string","logicalType":"uuid","java-class":"x.Y"}',
+]
+
+
+@pytest.mark.parametrize("text", INVALID_LOGICAL)
+def test_invalid_logical_type_is_a_plain_property(text: str) -> None:
+    parsed = AvroFormat().parse(text, strict=True)
+    assert parsed.root.logical is None
+    assert parsed.canonical() == text
+
+
+def test_decimal_scale_above_precision_is_registered(client: TestClient) -> None:
+    schema = record(
+        {
+            "name": "d",
+            "type": {"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 4},
+        }
+    )
+    response = register(client, "s", schema)
+    assert response.status_code == 200, response.text
+
+
+def test_stored_schemas_are_never_default_checked() -> None:
+    text = BAD_DEFAULTS["string_on_int"]
+    with pytest.raises(InvalidSchemaError):
+        AvroFormat().parse(text, strict=True)
+    assert AvroFormat().parse(text, strict=False).normalized()
+    assert AvroFormat(legacy_7_9=True).parse(text, strict=False).normalized()
