@@ -162,3 +162,46 @@ def test_stored_schemas_are_never_default_checked() -> None:
         AvroFormat().parse(text, strict=True)
     assert AvroFormat().parse(text, strict=False).normalized()
     assert AvroFormat(legacy_7_9=True).parse(text, strict=False).normalized()
+
+
+# ---- JSON Schema -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"), [("[1,2]", "ARRAY"), ("5", "NUMBER"), ('"x"', "STRING"), ("null", "NULL")]
+)
+def test_json_schema_root_must_be_an_object_or_boolean(
+    client: TestClient, text: str, kind: str
+) -> None:
+    """Confluent 8.x refuses these (7.9 loaded them as the empty schema)."""
+    response = client.post("/subjects/s/versions", json={"schema": text, "schemaType": "JSON"})
+    assert response.status_code == 422, response.text
+    assert response.json()["error_code"] == 42201
+    assert response.json()["message"].endswith(
+        f"details: Invalid JSON schema: expected an object or boolean at the root, found {kind}"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"allOf": []}',
+        '{"anyOf": []}',
+        '{"type": "object", "properties": {"a": {"oneOf": []}}}',
+    ],
+)
+def test_json_schema_empty_combinator_is_registered(client: TestClient, text: str) -> None:
+    body = {"schema": text, "schemaType": "JSON"}
+    response = client.post("/subjects/s/versions", json=body)
+    assert response.status_code == 200, response.text
+    assert json.loads(client.get("/subjects/s/versions/1/schema").text) == json.loads(text)
+    lookup = client.post("/subjects/s", json=body)
+    assert lookup.status_code == 200, lookup.text
+
+
+def test_json_schema_meta_schema_errors_beside_an_empty_combinator_still_count(
+    client: TestClient,
+) -> None:
+    body = {"schema": '{"allOf": [], "type": 5}', "schemaType": "JSON"}
+    response = client.post("/subjects/s/versions", json=body)
+    assert response.status_code == 422, response.text
