@@ -23,15 +23,38 @@ ACCEPTED_CONTENT_TYPES = (
 )
 
 
+#: Confluent's resource method and argument index of each ``@NotNull`` request body: Jersey's
+#: bean validation answers 422 ``<method>.arg<N> must not be null`` for an empty or ``null`` one
+NOT_NULL_BODIES = {
+    ("POST", "/subjects/{subject}/versions"): "register.arg5",
+    ("POST", "/subjects/{subject}"): "lookUpSchemaUnderSubject.arg5",
+    (
+        "POST",
+        "/compatibility/subjects/{subject}/versions/{version}",
+    ): "testCompatibilityBySubjectName.arg4",
+    ("POST", "/compatibility/subjects/{subject}/versions"): "testCompatibilityForSubject.arg3",
+    ("PUT", "/config"): "updateTopLevelConfig.arg1",
+    ("PUT", "/config/{subject}"): "updateSubjectLevelConfig.arg2",
+    ("PUT", "/mode"): "updateTopLevelMode.arg1",
+    ("PUT", "/mode/{subject}"): "updateMode.arg2",
+}
+
+
 async def json_body(request: Request) -> Any:
     header = request.headers.get("content-type", "")
     content_type = header.split(";")[0].strip().lower()
     if content_type and content_type not in ACCEPTED_CONTENT_TYPES:
         raise errors.RegistryError(415, "HTTP 415 Unsupported Media Type")
     raw = await request.body()
-    if not raw.strip():
-        raise errors.RegistryError(422, "Request body is missing")
-    return parse_json(raw, charset_of(header))
+    body = parse_json(raw, charset_of(header)) if raw.strip() else None
+    if body is None:
+        route = request.scope.get("route")
+        name = NOT_NULL_BODIES.get((request.method, getattr(route, "path", "")))
+        if name is not None:
+            raise errors.RegistryError(422, f"{name} must not be null")
+        if not raw.strip():
+            raise errors.RegistryError(422, "Request body is missing")
+    return body
 
 
 def charset_of(content_type: str) -> str | None:
