@@ -163,3 +163,46 @@ def test_root_post_refuses_a_body_that_is_not_json(client: TestClient) -> None:
 def test_root_post_accepts_a_string_map_or_nothing(client: TestClient) -> None:
     assert client.post("/", json={"a": "b", "n": 1}).json() == {}
     assert client.post("/").json() == {}
+
+
+# ---- Jersey bean validation of @NotNull bodies ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "name"),
+    [
+        ("POST", "/subjects/s/versions", "register.arg5"),
+        ("POST", "/subjects/s", "lookUpSchemaUnderSubject.arg5"),
+        ("POST", "/compatibility/subjects/s/versions/1", "testCompatibilityBySubjectName.arg4"),
+        ("POST", "/compatibility/subjects/s/versions", "testCompatibilityForSubject.arg3"),
+        ("PUT", "/config", "updateTopLevelConfig.arg1"),
+        ("PUT", "/config/s", "updateSubjectLevelConfig.arg2"),
+        ("PUT", "/mode", "updateTopLevelMode.arg1"),
+        ("PUT", "/mode/s", "updateMode.arg2"),
+    ],
+)
+@pytest.mark.parametrize("body", [b"", b"null", b" null\n"])
+def test_missing_body_is_a_not_null_violation(
+    client: TestClient, method: str, path: str, name: str, body: bytes
+) -> None:
+    response = client.request(method, path, content=body, headers={"Content-Type": JSON_TYPE})
+    assert error(response, 422, 422) == f"{name} must not be null"
+
+
+# ---- the verbose trailer ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["latest", "1", None])
+def test_verbose_trailer_names_the_configured_transitive_level(
+    client: TestClient, version: str | None
+) -> None:
+    old = json.dumps({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]})
+    new = json.dumps({"type": "record", "name": "R", "fields": [{"name": "b", "type": "int"}]})
+    assert client.post("/subjects/s/versions", json={"schema": old}).status_code == 200
+    client.put("/config/s", json={"compatibility": "BACKWARD_TRANSITIVE"})
+    path = "/compatibility/subjects/s/versions" + (f"/{version}" if version else "")
+    response = client.post(path, json={"schema": new}, params={"verbose": "true"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["is_compatible"] is False
+    assert body["messages"][-1] == "{validateFields: 'false', compatibility: 'BACKWARD_TRANSITIVE'}"
