@@ -205,3 +205,39 @@ def test_json_schema_meta_schema_errors_beside_an_empty_combinator_still_count(
     body = {"schema": '{"allOf": [], "type": 5}', "schemaType": "JSON"}
     response = client.post("/subjects/s/versions", json=body)
     assert response.status_code == 422, response.text
+
+
+# ---- Protobuf file options keep the order written ----------------------------------------------
+
+PROTO_OPTIONS = """syntax = "proto3";
+package p;
+
+option java_multiple_files = true;
+option java_package = "com.example";
+
+message M {
+  string a = 1;
+}
+"""
+PROTO_OPTIONS_SWAPPED = PROTO_OPTIONS.replace(
+    'option java_multiple_files = true;\noption java_package = "com.example";',
+    'option java_package = "com.example";\noption java_multiple_files = true;',
+)
+
+
+def test_protobuf_file_options_are_printed_in_the_order_written(client: TestClient) -> None:
+    body = {"schema": PROTO_OPTIONS, "schemaType": "PROTOBUF"}
+    assert client.post("/subjects/s/versions", json=body).json() == {"id": 1}
+    assert client.get("/subjects/s/versions/1/schema").text == PROTO_OPTIONS
+    swapped = {"schema": PROTO_OPTIONS_SWAPPED, "schemaType": "PROTOBUF"}
+    response = client.post("/subjects/s", json=swapped)
+    assert response.status_code == 404, response.text
+    assert response.json()["error_code"] == 40403
+    normalized = client.post("/subjects/s", json=swapped, params={"normalize": "true"})
+    assert normalized.status_code == 200, normalized.text
+    assert normalized.json()["version"] == 1
+    registered = client.post("/subjects/s/versions", json=swapped)
+    assert registered.status_code == 200, registered.text
+    assert registered.json()["id"] == 2
+    assert client.get("/subjects/s/versions").json() == [1, 2]
+    assert client.get("/subjects/s/versions/2/schema").text == PROTO_OPTIONS_SWAPPED

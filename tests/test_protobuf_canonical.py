@@ -44,8 +44,8 @@ package shop;
 
 import "google/protobuf/timestamp.proto";
 
-option java_package = "com.shop";
 option java_multiple_files = true;
+option java_package = "com.shop";
 
 message Order {
   reserved 9, 11 to 13;

@@ -42,6 +42,11 @@ _RPC = re.compile(
     r"\brpc\s+(\w+)\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)\s*returns\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)"
 )
 _EXTEND = re.compile(r"\bextend\s+([.\w]+)\s*\{")
+#: strings, braces and option statements, to find the file-level options in source order
+_FILE_OPTION_SCAN = re.compile(
+    r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|(\{)|(\})"
+    r"|\boption\s+(\(\s*\.?\s*[\w.]+\s*\)|[\w.]+)"
+)
 _SYNTAX = re.compile(r"^\s*syntax\s*=", re.MULTILINE)
 
 
@@ -53,6 +58,8 @@ class SourceHints:
     rpcs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     extends: list[str] = field(default_factory=list)
     syntax_declared: bool = False
+    #: the file-level options in the order written (custom ones by extension name)
+    file_options: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, text: str) -> SourceHints:
@@ -65,7 +72,25 @@ class SourceHints:
         for match in _RPC.finditer(code):
             hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
         hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
+        depth = 0
+        for match in _FILE_OPTION_SCAN.finditer(code):
+            if match.group(1):
+                depth += 1
+            elif match.group(2):
+                depth = max(depth - 1, 0)
+            elif match.group(3) and depth == 0:
+                name = option_key(match.group(3))
+                if name not in hints.file_options:
+                    hints.file_options.append(name)
         return hints
+
+
+def option_key(written: str) -> str:
+    """The name an option statement sets: ``(.a.b)`` -> ``a.b``, ``java_package`` as is."""
+    name = re.sub(r"\s+", "", written)
+    if name.startswith("("):
+        name = name[1 : name.index(")")]
+    return name.lstrip(".")
 
 
 class Printer:
@@ -127,6 +152,10 @@ class Printer:
             out.extend(f'import "{name}";\n' for name in imports)
             out.extend(f'import public "{name}";\n' for name in public_imports)
         options = self.options(fd.options if fd.HasField("options") else None)
+        if self.hints is not None and not self.normalize and self.hints.file_options:
+            # Confluent prints a text schema's file options in the order written
+            written = self.hints.file_options
+            options.sort(key=lambda o: written.index(o.name) if o.name in written else len(written))
         if options:
             out.append("\n")
             out.extend(self.writer.statement(o) for o in options)
