@@ -241,3 +241,80 @@ def test_protobuf_file_options_are_printed_in_the_order_written(client: TestClie
     assert registered.json()["id"] == 2
     assert client.get("/subjects/s/versions").json() == [1, 2]
     assert client.get("/subjects/s/versions/2/schema").text == PROTO_OPTIONS_SWAPPED
+
+
+# ---- Protobuf: what Wire's parser accepts and protoc refuses -----------------------------------
+
+PROTO_ACCEPTED = {
+    "custom_field_option": (
+        'syntax = "proto3";\npackage p;\n\nmessage M {\n  string a = 1 [(foo.bar) = true];\n}\n'
+    ),
+    "custom_file_option": (
+        'syntax = "proto3";\npackage p;\n\noption (foo.limit) = 5;\n\n'
+        "message M {\n  string a = 1;\n}\n"
+    ),
+    "field_meta_without_import": (
+        'syntax = "proto3";\npackage p;\n\n'
+        'message M {\n  string a = 1 [(confluent.field_meta) = {\n    doc: "x"\n  }];\n}\n'
+    ),
+    "unused_missing_import": (
+        'syntax = "proto3";\npackage p;\n\nimport "missing.proto";\n\n'
+        "message M {\n  string a = 1;\n}\n"
+    ),
+    "duplicate_field_number": (
+        'syntax = "proto3";\npackage p;\n\nmessage M {\n  string a = 1;\n  string b = 1;\n}\n'
+    ),
+    "explicit_map_entry": (
+        'syntax = "proto3";\npackage p;\n\nmessage M {\n  option map_entry = true;\n\n'
+        "  string key = 1;\n  string value = 2;\n}\n"
+    ),
+    "rpc_named_like_message": (
+        'syntax = "proto3";\npackage p;\n\nmessage M {\n  string a = 1;\n}\n\n'
+        "service S {\n  rpc M (M) returns (M);\n}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROTO_ACCEPTED))
+def test_protobuf_accepted_as_confluent_and_printed_as_written(
+    client: TestClient, name: str
+) -> None:
+    text = PROTO_ACCEPTED[name]
+    body = {"schema": text, "schemaType": "PROTOBUF"}
+    response = client.post("/subjects/s/versions", json=body)
+    assert response.status_code == 200, response.text
+    assert client.get("/subjects/s/versions/1/schema").text == text
+    lookup = client.post("/subjects/s", json=body)
+    assert lookup.status_code == 200, lookup.text
+    assert lookup.json()["version"] == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'syntax = "proto3";\npackage p;\nmessage M { strin a = 1; }',
+        'syntax = "proto3";\npackage p;\nimport "missing.proto";\nmessage M { q.N n = 1; }',
+    ],
+)
+def test_protobuf_unresolved_types_are_still_refused(client: TestClient, text: str) -> None:
+    response = client.post("/subjects/s/versions", json={"schema": text, "schemaType": "PROTOBUF"})
+    assert response.status_code == 422, response.text
+    assert response.json()["error_code"] == 42201
+    assert client.get("/subjects").json() == []
+
+
+def test_protobuf_import_named_like_no_reference_resolves_from_all_references(
+    client: TestClient,
+) -> None:
+    referenced = 'syntax = "proto3";\npackage q;\n\nmessage N {\n  string a = 1;\n}\n'
+    body = {"schema": referenced, "schemaType": "PROTOBUF"}
+    assert client.post("/subjects/ref/versions", json=body).status_code == 200
+    text = (
+        'syntax = "proto3";\npackage p;\n\nimport "NoReferenceNested.proto";\n\n'
+        "message M {\n  q.N n = 1;\n}\n"
+    )
+    refs = [{"name": "NoReference.proto", "subject": "ref", "version": 1}]
+    body = {"schema": text, "schemaType": "PROTOBUF", "references": refs}
+    response = client.post("/subjects/s/versions", json=body)
+    assert response.status_code == 200, response.text
+    assert client.get("/subjects/s/versions/1/schema").text == text

@@ -52,7 +52,12 @@ STANDARD_OPTIONS: dict[str, tuple[str, ...]] = {
         "php_metadata_namespace",
         "ruby_package",
     ),
-    "MessageOptions": ("message_set_wire_format", "no_standard_descriptor_accessor", "deprecated"),
+    "MessageOptions": (
+        "message_set_wire_format",
+        "no_standard_descriptor_accessor",
+        "deprecated",
+        "map_entry",
+    ),
     "FieldOptions": (
         "ctype",
         "packed",
