@@ -354,6 +354,8 @@ class OptionWriter:
             return f"{name} = {{\n{self.option_map(value)}}}"
         if option.kind == "LIST":
             return f"{name} = {self.options_list(value)}"
+        if option.kind == "OPTION":  # ``(a.b).c = 1``: the nested part is never parenthesized
+            return f"{name}.{self.option(value)}"
         return name
 
     def statement(self, option: Option) -> str:

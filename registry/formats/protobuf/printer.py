@@ -26,6 +26,7 @@ from google.protobuf.descriptor_pb2 import (
     ServiceDescriptorProto,
 )
 
+from registry.formats.protobuf.option_text import field_options
 from registry.formats.protobuf.options import Option, OptionReader, OptionWriter, escape, indented
 from registry.formats.protobuf.symbols import SCALAR_NAMES, Symbols
 
@@ -60,6 +61,9 @@ class SourceHints:
     syntax_declared: bool = False
     #: the file-level options in the order written (custom ones by extension name)
     file_options: list[str] = field(default_factory=list)
+    #: a field's options as written, when they set a custom option (Confluent prints those
+    #: as parsed; the descriptor merges them)
+    field_options: dict[tuple[str, int], list[Option]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, text: str) -> SourceHints:
@@ -69,6 +73,11 @@ class SourceHints:
             spelled = match.group(2) or match.group(1)
             number = int(match.group(4), 0)
             hints.fields.setdefault((match.group(3), number), []).append(spelled)
+            written = _bracketed(code, match.end())
+            if written is not None and "(" in written:
+                options = field_options(written)
+                if options is not None and any(o.parenthesized for o in options):
+                    hints.field_options.setdefault((match.group(3), number), options)
         for match in _RPC.finditer(code):
             hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
         hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
@@ -83,6 +92,31 @@ class SourceHints:
                 if name not in hints.file_options:
                     hints.file_options.append(name)
         return hints
+
+
+def _bracketed(code: str, start: int) -> str | None:
+    """The text inside the ``[...]`` that follows ``start`` (after spaces), if any."""
+    match = re.compile(r"\s*\[").match(code, start)
+    if match is None:
+        return None
+    depth, i, quote = 1, match.end(), ""
+    while i < len(code):
+        ch = code[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                return code[match.end() : i]
+        i += 1
+    return None
 
 
 def option_key(written: str) -> str:
@@ -295,7 +329,13 @@ class Printer:
             options.append(self._default(f))
         if f.HasField("json_name"):
             options.append(Option("json_name", "STRING", f.json_name))
-        opts = self.options(f.options if f.HasField("options") else None, options)
+        written = self.hints.field_options.get((f.name, f.number)) if self.hints else None
+        if written is not None and not self.normalize:
+            # Confluent prints these as parsed, default and json_name last
+            kept = [o for o in written if o.name not in ("default", "json_name")]
+            opts = self.writer.filter([*kept, *options], self.ignore_extensions)
+        else:
+            opts = self.options(f.options if f.HasField("options") else None, options)
         text = f"{label} " if label else ""
         text += f"{type_text} {f.name} = {f.number}"
         if opts:
