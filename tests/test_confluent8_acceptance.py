@@ -318,3 +318,70 @@ def test_protobuf_import_named_like_no_reference_resolves_from_all_references(
     response = client.post("/subjects/s/versions", json=body)
     assert response.status_code == 200, response.text
     assert client.get("/subjects/s/versions/1/schema").text == text
+
+
+# ---- Protobuf options and tags printed as written (Wire's OptionReader) ------------------------
+
+TAGGED_SOURCE = """syntax = "proto3";
+package shop.v1;
+import "confluent/meta.proto";
+import "vendor/options.proto";
+option (confluent.file_meta).doc = 'orders';
+option (confluent.file_meta).tags = ["PII", "GDPR"];
+option (vendor.retention).days = 30;
+option (vendor.retention).policy = DELETE;
+option java_package = "shop.v1";
+message Order {
+  string id = 1 [(confluent.field_meta).tags = "KEY"];
+  string email = 2 [
+    (confluent.field_meta).tags = "PII",
+    (confluent.field_meta).tags = "GDPR"
+  ];
+  string note = 3 [(confluent.field_meta).tags = ["FREE_TEXT"], deprecated = true];
+  int64 total = 4 [(confluent.field_meta) = { tags: ["MONEY"], doc: "cents" }];
+}
+"""
+TAGGED_CANONICAL = """syntax = "proto3";
+package shop.v1;
+
+import "confluent/meta.proto";
+import "vendor/options.proto";
+
+option (confluent.file_meta).doc = "orders";
+option (confluent.file_meta).tags = [
+  "PII",
+  "GDPR"
+];
+option (vendor.retention).days = 30;
+option (vendor.retention).policy = DELETE;
+option java_package = "shop.v1";
+
+message Order {
+  string id = 1 [(confluent.field_meta).tags = "KEY"];
+  string email = 2 [
+    (confluent.field_meta).tags = "PII",
+    (confluent.field_meta).tags = "GDPR"
+  ];
+  string note = 3 [
+    (confluent.field_meta).tags = ["FREE_TEXT"],
+    deprecated = true
+  ];
+  int64 total = 4 [(confluent.field_meta) = {
+    tags: [
+      "MONEY"
+    ],
+    doc: "cents"
+  }];
+}
+"""
+
+
+def test_protobuf_custom_options_and_tags_are_printed_as_written(client: TestClient) -> None:
+    body = {"schema": TAGGED_SOURCE, "schemaType": "PROTOBUF"}
+    response = client.post("/subjects/s/versions", json=body)
+    assert response.status_code == 200, response.text
+    assert client.get("/subjects/s/versions/1/schema").text == TAGGED_CANONICAL
+    # the same schema in Confluent's merged (descriptor) form is the same schema once normalized
+    lookup = client.post("/subjects/s", json=body, params={"normalize": "true"})
+    assert lookup.status_code == 200, lookup.text
+    assert client.post("/subjects/s", json=body).json()["version"] == 1

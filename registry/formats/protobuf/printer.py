@@ -64,6 +64,8 @@ class SourceHints:
     #: a field's options as written, when they set a custom option (Confluent prints those
     #: as parsed; the descriptor merges them)
     field_options: dict[tuple[str, int], list[Option]] = field(default_factory=dict)
+    #: the file-level option statements as written, when one sets a custom option
+    file_written: list[Option] | None = None
 
     @classmethod
     def of(cls, text: str) -> SourceHints:
@@ -82,6 +84,7 @@ class SourceHints:
             hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
         hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
         depth = 0
+        written: list[Option] | None = []
         for match in _FILE_OPTION_SCAN.finditer(code):
             if match.group(1):
                 depth += 1
@@ -91,6 +94,14 @@ class SourceHints:
                 name = option_key(match.group(3))
                 if name not in hints.file_options:
                     hints.file_options.append(name)
+                statement = _statement(code, match.start(3))
+                parsed = field_options(statement) if statement is not None else None
+                if written is not None and parsed is not None and len(parsed) == 1:
+                    written.append(parsed[0])
+                else:
+                    written = None
+        if written and any(o.parenthesized for o in written):
+            hints.file_written = written
         return hints
 
 
@@ -115,6 +126,29 @@ def _bracketed(code: str, start: int) -> str | None:
             depth -= 1
             if depth == 0:
                 return code[match.end() : i]
+        i += 1
+    return None
+
+
+def _statement(code: str, start: int) -> str | None:
+    """The text from ``start`` to the ``;`` ending its statement (outside strings, braces and
+    brackets)."""
+    depth, i, quote = 0, start, ""
+    while i < len(code):
+        ch = code[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            return code[start:i]
         i += 1
     return None
 
@@ -186,7 +220,10 @@ class Printer:
             out.extend(f'import "{name}";\n' for name in imports)
             out.extend(f'import public "{name}";\n' for name in public_imports)
         options = self.options(fd.options if fd.HasField("options") else None)
-        if self.hints is not None and not self.normalize and self.hints.file_options:
+        if self.hints is not None and not self.normalize and self.hints.file_written:
+            # Confluent prints a text schema's options as parsed
+            options = self.writer.filter(self.hints.file_written, self.ignore_extensions)
+        elif self.hints is not None and not self.normalize and self.hints.file_options:
             # Confluent prints a text schema's file options in the order written
             written = self.hints.file_options
             options.sort(key=lambda o: written.index(o.name) if o.name in written else len(written))

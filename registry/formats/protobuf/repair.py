@@ -52,7 +52,8 @@ _CODE_TOKEN = re.compile(
 _SCALAR = re.compile(
     r"\s*(?:\.\s*([A-Za-z_][\w.]*))?\s*=\s*"
     r"(true|false|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[-+]?(?:0[xX][0-9a-fA-F]+|"
-    r"\d+\.\d*(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)|\.\d+(?:[eE][-+]?\d+)?|\d+|inf|nan))"
+    r"\d+\.\d*(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)|\.\d+(?:[eE][-+]?\d+)?|\d+|inf|nan)"
+    r"|[A-Za-z_]\w*)(?![\w.])"
 )
 #: block keyword -> the options message its ``option`` statements set
 _STATEMENT_OPTIONS = {
@@ -137,13 +138,84 @@ def repair(text: str, error: tuple[int, int, str], package: str, repairs: Repair
     match = re.match(r'"([\w.]+)" is not a message type', message)
     if match:
         return _rename_rpc(text, offset, match[1], package, repairs)
-    match = re.match(r'Option "\(\.?([\w.]+)\)" unknown', message)
+    match = re.match(r'Option "\(\.?([\w.]+)\)(?:\.[\w.]+)?" unknown', message)
     if match:
         return _declare_option(text, offset, match[1], repairs)
+    if message.startswith("Expected option value") and text[offset : offset + 1] == "[":
+        return _expand_list(text, offset)
     return None
 
 
 # ---- the repairs ------------------------------------------------------------------------------
+
+_OPTION_NAME_BEFORE = re.compile(r"(\(\s*\.?[\w.]+\s*\)(?:\s*\.\s*[\w.]+)?|[\w.]+)\s*=\s*$")
+
+
+def _expand_list(text: str, offset: int) -> str | None:
+    """``name = [a, b]`` (Wire's list form of a repeated option) as protoc's ``name = a,
+    name = b`` (in ``[...]``) or two ``option`` statements; the printer reads the original."""
+    name = _OPTION_NAME_BEFORE.search(text[:offset])
+    end = _closing(text, offset)
+    if name is None or end is None:
+        return None
+    items = _split_top_level(text[offset + 1 : end])
+    if not items:
+        return None
+    statement = re.search(r"\boption\s+$", text[: name.start()])
+    joiner = "; option " if statement else ", "
+    replacement = joiner.join(f"{name[1]} = {item.strip()}" for item in items)
+    return text[: name.start()] + replacement + text[end + 1 :]
+
+
+def _closing(text: str, start: int) -> int | None:
+    depth, i, quote = 0, start, ""
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _split_top_level(text: str) -> list[str]:
+    items, depth, quote, current = [], 0, "", []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and i + 1 < len(text):
+                current.append(ch)
+                i += 1
+                ch = text[i]
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+            i += 1
+            continue
+        current.append(ch)
+        i += 1
+    if "".join(current).strip():
+        items.append("".join(current))
+    return [item for item in items if item.strip()]
 
 
 def _renumber(text: str, offset: int, number: int, message: str, repairs: Repairs) -> str | None:
@@ -227,12 +299,19 @@ def _options_file(package: str, options: dict[tuple[str, str, str], dict[str, st
     for number, ((pkg, name, kind), subfields) in enumerate(options.items(), _FIRST_EXTENSION):
         if pkg != package:
             continue
-        declared = subfields.get("")
+        types = {}
+        for sub, type_ in subfields.items():
+            if type_.startswith("enum "):
+                enum = f"{name}__{sub}__RegistryEnum"
+                out.append(f"enum {enum} {{\n  {type_[5:]} = 0;\n}}\n")
+                type_ = enum
+            types[sub] = type_
+        declared = types.get("")
         if declared is None:
             declared = f"{name}__RegistryOption"
             body = "".join(
                 f"  optional {type_} {sub} = {i};\n"
-                for i, (sub, type_) in enumerate(sorted(subfields.items()), start=1)
+                for i, (sub, type_) in enumerate(sorted(types.items()), start=1)
             )
             out.append(f"message {declared} {{\n{body}}}\n")
         out.append(
@@ -244,6 +323,8 @@ def _options_file(package: str, options: dict[tuple[str, str, str], dict[str, st
 def _scalar_type(literal: str) -> str:
     if literal in ("true", "false"):
         return "bool"
+    if literal[0].isalpha() or literal[0] == "_":
+        return "enum " + literal  # an enum value: an enum with just that value is declared
     if literal[0] in "\"'":
         return "string"
     if re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|\d+)", literal):
