@@ -206,3 +206,12 @@ def test_verbose_trailer_names_the_configured_transitive_level(
     body = response.json()
     assert body["is_compatible"] is False
     assert body["messages"][-1] == "{validateFields: 'false', compatibility: 'BACKWARD_TRANSITIVE'}"
+
+
+def test_delete_global_mode_exists_in_8x(client: TestClient) -> None:
+    """``DELETE /mode`` (Confluent 7.9.5+, 8.0.3+, 8.1.1+): the old mode, back to the default."""
+    assert client.put("/mode", json={"mode": "READONLY"}).status_code == 200
+    response = client.delete("/mode")
+    assert response.status_code == 200, response.text
+    assert response.json() == {"mode": "READONLY"}
+    assert client.get("/mode").json() == {"mode": "READWRITE"}
