@@ -43,6 +43,7 @@ _RPC = re.compile(
     r"\brpc\s+(\w+)\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)\s*returns\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)"
 )
 _EXTEND = re.compile(r"\bextend\s+([.\w]+)\s*\{")
+_OPEN_BRACKET = re.compile(r"\s*\[")
 #: strings, braces and option statements, to find the file-level options in source order
 _FILE_OPTION_SCAN = re.compile(
     r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|(\{)|(\})"
@@ -71,11 +72,12 @@ class SourceHints:
     def of(cls, text: str) -> SourceHints:
         code = _COMMENT_OR_STRING.sub(lambda m: m.group(1) or " ", text)
         hints = cls(syntax_declared=bool(_SYNTAX.search(code)))
+        brackets = "[" in code
         for match in _FIELD.finditer(code):
             spelled = match.group(2) or match.group(1)
             number = int(match.group(4), 0)
             hints.fields.setdefault((match.group(3), number), []).append(spelled)
-            written = _bracketed(code, match.end())
+            written = _bracketed(code, match.end()) if brackets else None
             if written is not None and "(" in written:
                 options = field_options(written)
                 if options is not None and any(o.parenthesized for o in options):
@@ -85,7 +87,7 @@ class SourceHints:
         hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
         depth = 0
         written: list[Option] | None = []
-        for match in _FILE_OPTION_SCAN.finditer(code):
+        for match in _FILE_OPTION_SCAN.finditer(code) if "option" in code else ():
             if match.group(1):
                 depth += 1
             elif match.group(2):
@@ -107,7 +109,7 @@ class SourceHints:
 
 def _bracketed(code: str, start: int) -> str | None:
     """The text inside the ``[...]`` that follows ``start`` (after spaces), if any."""
-    match = re.compile(r"\s*\[").match(code, start)
+    match = _OPEN_BRACKET.match(code, start)
     if match is None:
         return None
     depth, i, quote = 1, match.end(), ""
