@@ -332,6 +332,8 @@ option (vendor.retention).days = 30;
 option (vendor.retention).policy = DELETE;
 option java_package = "shop.v1";
 message Order {
+  option (confluent.message_meta).tags = "ORDER";
+  option (confluent.message_meta).tags = "SALES";
   string id = 1 [(confluent.field_meta).tags = "KEY"];
   string email = 2 [
     (confluent.field_meta).tags = "PII",
@@ -357,6 +359,9 @@ option (vendor.retention).policy = DELETE;
 option java_package = "shop.v1";
 
 message Order {
+  option (confluent.message_meta).tags = "ORDER";
+  option (confluent.message_meta).tags = "SALES";
+
   string id = 1 [(confluent.field_meta).tags = "KEY"];
   string email = 2 [
     (confluent.field_meta).tags = "PII",

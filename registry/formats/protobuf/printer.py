@@ -47,6 +47,7 @@ _OPEN_BRACKET = re.compile(r"\s*\[")
 #: strings, braces and option statements, to find the file-level options in source order
 _FILE_OPTION_SCAN = re.compile(
     r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|(\{)|(\})"
+    r"|\b(message|enum|service|oneof|extend|rpc|group)\b\s*(\w*)"
     r"|\boption\s+(\(\s*\.?\s*[\w.]+\s*\)|[\w.]+)"
 )
 _SYNTAX = re.compile(r"^\s*syntax\s*=", re.MULTILINE)
@@ -67,6 +68,8 @@ class SourceHints:
     field_options: dict[tuple[str, int], list[Option]] = field(default_factory=dict)
     #: the file-level option statements as written, when one sets a custom option
     file_written: list[Option] | None = None
+    #: the same for messages, by path in the file (``Outer.Inner``)
+    message_written: dict[str, list[Option]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, text: str) -> SourceHints:
@@ -85,25 +88,39 @@ class SourceHints:
         for match in _RPC.finditer(code):
             hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
         hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
-        depth = 0
-        written: list[Option] | None = []
+        # blocks enclosing each option statement: a message's name, None for any other block
+        stack: list[str | None] = []
+        pending: str | None = None
+        written: dict[str, list[Option] | None] = {}
         for match in _FILE_OPTION_SCAN.finditer(code) if "option" in code else ():
-            if match.group(1):
-                depth += 1
-            elif match.group(2):
-                depth = max(depth - 1, 0)
-            elif match.group(3) and depth == 0:
-                name = option_key(match.group(3))
-                if name not in hints.file_options:
-                    hints.file_options.append(name)
-                statement = _statement(code, match.start(3))
+            opened, closed, keyword, block_name, option = match.groups()
+            if keyword:
+                pending = block_name if keyword == "message" else None
+            elif opened:
+                stack.append(pending)
+                pending = None
+            elif closed:
+                if stack:
+                    stack.pop()
+            elif option and (not stack or all(stack)):
+                path = ".".join(s for s in stack if s)
+                if not stack:
+                    name = option_key(option)
+                    if name not in hints.file_options:
+                        hints.file_options.append(name)
+                statement = _statement(code, match.start(5))
                 parsed = field_options(statement) if statement is not None else None
-                if written is not None and parsed is not None and len(parsed) == 1:
-                    written.append(parsed[0])
+                found = written.setdefault(path, [])
+                if found is not None and parsed is not None and len(parsed) == 1:
+                    found.append(parsed[0])
                 else:
-                    written = None
-        if written and any(o.parenthesized for o in written):
-            hints.file_written = written
+                    written[path] = None
+        for path, options in written.items():
+            if options and any(o.parenthesized for o in options):
+                if path:
+                    hints.message_written[path] = options
+                else:
+                    hints.file_written = options
         return hints
 
 
@@ -204,7 +221,10 @@ class Printer:
 
     # ---- file -----------------------------------------------------------------------------
 
+    _package = ""
+
     def file(self, fd: FileDescriptorProto) -> str:
+        self._package = fd.package
         out: list[str] = []
         syntax = self._syntax(fd)
         if syntax is not None and (not self.normalize or syntax == "proto3"):
@@ -264,7 +284,13 @@ class Printer:
         if reserved:
             out.append("\n")
             out.extend(indented(r) for r in reserved)
-        options = self.options(message.options if message.HasField("options") else None)
+        path = scope[len(self._package) + 1 :] if self._package else scope
+        written = self.hints.message_written.get(path) if self.hints else None
+        if written is not None and not self.normalize:
+            # Confluent prints a text schema's options as parsed
+            options = self.writer.filter(written, self.ignore_extensions)
+        else:
+            options = self.options(message.options if message.HasField("options") else None)
         if options:
             out.append("\n")
             out.extend(indented(self.writer.statement(o)) for o in options)
