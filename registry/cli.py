@@ -39,6 +39,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument(
         "--tls-client-auth", help="client certificates: none (default), optional or required"
     )
+    serve.add_argument(
+        "--avro-7-9-validation",
+        action="store_true",
+        default=None,
+        help="validate new Avro schemas as Confluent 7.9 did (defaults only with normalize, "
+        "namespaces unchecked; env SCHEMA_REGISTRY_AVRO_7_9_VALIDATION)",
+    )
 
     user = commands.add_parser("user", help="manage the HTTP Basic users file")
     user_commands = user.add_subparsers(dest="user_command", required=True)
@@ -87,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             tls_keyfile=getattr(args, "tls_keyfile", None),
             tls_ca_file=getattr(args, "tls_ca_file", None),
             tls_client_auth=getattr(args, "tls_client_auth", None),
+            avro_7_9_validation=getattr(args, "avro_7_9_validation", None),
         )
         from registry.logging_setup import configure as configure_logging
 

@@ -69,7 +69,7 @@ class Registry:
     ) -> None:
         self.store = store
         self.settings = settings or Settings()
-        self.formats: dict[str, SchemaFormat] = dict(formats or default_formats())
+        self.formats: dict[str, SchemaFormat] = dict(formats or default_formats(self.settings))
         self.state = State()
         self._write_lock = threading.RLock()
         self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema] = OrderedDict()
@@ -138,7 +138,7 @@ class Registry:
     # ---- shared rules ---------------------------------------------------------------------
 
     def format_of(self, schema_type: str) -> SchemaFormat:
-        fmt = self.formats.get(schema_type.upper())
+        fmt = self.formats.get(schema_type)
         if fmt is None:
             raise errors.invalid_schema(f"Invalid schema type {schema_type}")
         return fmt
@@ -174,7 +174,7 @@ class Registry:
     def has_parsed(self, schema_type: str, text: str) -> bool:
         """Whether a reference-free ``text`` is in the parse cache (lookups of it then need
         no parsing and can be answered without a worker thread)."""
-        return (schema_type.upper(), text, (), False) in self._parse_cache
+        return (schema_type, text, (), False) in self._parse_cache
 
     def parse_stored(self, sv: SchemaVersion) -> ParsedSchema:
         try:
@@ -324,11 +324,12 @@ def parse_version(value: str | int, *, allow_latest: bool = True) -> int:
     return number
 
 
-def default_formats() -> dict[str, SchemaFormat]:
+def default_formats(settings: Settings | None = None) -> dict[str, SchemaFormat]:
     """The formats installed: Avro always, others when their modules are present."""
     from registry.formats.avro import AvroFormat
 
-    found: dict[str, SchemaFormat] = {"AVRO": AvroFormat()}
+    legacy = settings is not None and settings.avro_7_9_validation
+    found: dict[str, SchemaFormat] = {"AVRO": AvroFormat(legacy_7_9=legacy)}
     for module, name in (
         ("registry.formats.protobuf", "ProtobufFormat"),
         ("registry.formats.json_schema", "JsonSchemaFormat"),

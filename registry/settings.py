@@ -21,6 +21,11 @@ class Settings:
     store: str = "sqlite:///schema-registry.db"
     #: default compatibility level when no config is stored (schema.compatibility.level)
     compatibility_level: str = "BACKWARD"
+    #: validate new Avro schemas as Confluent 7.9 did, for registries migrated from 7.x: field
+    #: defaults only with ``normalize=true`` (8.x: always), namespaces not at all (8.x: each
+    #: dotted part must be a valid name), Unicode letters allowed in names, a union's default
+    #: checked against its first branch only (8.x: any branch)
+    avro_7_9_validation: bool = False
     #: whether PUT/DELETE /mode are allowed (mode.mutability)
     mode_mutability: bool = True
     #: seconds between polls for records written by other processes sharing the store

@@ -240,10 +240,10 @@ INVALID: list[tuple[str, str, str]] = [
     (
         "namespace_invalid",
         rec(field("f", '"string"'), name="myrecord", extra=',"namespace":"a-bad.namespace"'),
-        "Invalid namespace 'a-bad.namespace': Illegal character in: a-bad",
+        'Namespace part "a-bad" is invalid: Illegal character in: a-bad',
     ),
-    ("namespace_empty_part", rec(extra=',"namespace":"a..b"'), "Invalid namespace 'a..b'"),
-    ("dotted_name_bad_namespace", rec(name="1a.R"), "Invalid namespace '1a'"),
+    ("namespace_empty_part", rec(extra=',"namespace":"a..b"'), 'Namespace part "" is invalid'),
+    ("dotted_name_bad_namespace", rec(name="1a.R"), 'Namespace part "1a" is invalid'),
     ("field_name_invalid", rec(field("my-field", '"int"')), "Illegal character in: my-field"),
     ("field_name_empty", rec(field("", '"int"')), "Empty name"),
     ("enum_symbol_invalid", '{"type":"enum","name":"E","symbols":["ok","1bad"]}', "1bad"),
@@ -323,16 +323,6 @@ INVALID: list[tuple[str, str, str]] = [
     ("invalid_default_for_bytes", rec(field("f", '"bytes"', ',"default":[1]')), "[1] not a"),
     ("invalid_default_for_null", rec(field("f", '"null"', ',"default":"null"')), '"null" not a'),
     (
-        "invalid_default_union_not_first_branch",
-        rec(field("f", '["null","string"]', ',"default":"x"')),
-        'Invalid default for field f: "x" not a ["null","string"]',
-    ),
-    (
-        "invalid_default_union_null_second",
-        rec(field("f", '["string","null"]', ',"default":null')),
-        'Invalid default for field f: null not a ["string","null"]',
-    ),
-    (
         "invalid_default_array_element",
         rec(field("f", '{"type":"array","items":"int"}', ',"default":[1,"x"]')),
         'Invalid default for field f: [1,"x"] not a {"type":"array","items":"int"}',
@@ -373,57 +363,6 @@ INVALID: list[tuple[str, str, str]] = [
         rec(field("f", '"int"', ',"order":"sideways"')),
         'Invalid order for field f: "sideways"',
     ),
-    (
-        "decimal_precision_zero",
-        rec(field("amount", '{"type":"bytes","logicalType":"decimal","precision":0}')),
-        'Invalid logical type "decimal" in the type of field amount: Invalid decimal precision: 0 '
-        "(must be positive)",
-    ),
-    (
-        "decimal_scale_greater_than_precision",
-        '{"type":"bytes","logicalType":"decimal","precision":2,"scale":3}',
-        "Invalid decimal scale: 3 (greater than precision: 2)",
-    ),
-    (
-        "decimal_negative_scale",
-        '{"type":"bytes","logicalType":"decimal","precision":2,"scale":-1}',
-        "Invalid decimal scale: -1 (must be positive)",
-    ),
-    (
-        "decimal_missing_precision",
-        '{"type":"bytes","logicalType":"decimal"}',
-        "Invalid decimal: missing precision",
-    ),
-    (
-        "decimal_precision_not_int",
-        '{"type":"bytes","logicalType":"decimal","precision":"5"}',
-        'Expected int precision: "5"',
-    ),
-    (
-        "decimal_on_string",
-        '{"type":"string","logicalType":"decimal","precision":5}',
-        "Logical type decimal must be backed by fixed or bytes",
-    ),
-    (
-        "decimal_too_precise_for_fixed",
-        '{"type":"fixed","name":"d","size":8,"logicalType":"decimal","precision":19}',
-        'Invalid logical type "decimal" on fixed d: fixed(8) cannot store 19 digits (max 18)',
-    ),
-    ("date_on_string", '{"type":"string","logicalType":"date"}', "date can only be used with"),
-    ("time_millis_on_long", '{"type":"long","logicalType":"time-millis"}', "underlying int"),
-    ("timestamp_on_int", '{"type":"int","logicalType":"timestamp-millis"}', "underlying long"),
-    ("uuid_on_int", '{"type":"int","logicalType":"uuid"}', "Uuid can only be used"),
-    (
-        "duration_wrong_size",
-        '{"type":"fixed","name":"d","size":11,"logicalType":"duration"}',
-        "Duration can only be used with an underlying fixed type of size 12",
-    ),
-    ("duration_on_bytes", '{"type":"bytes","logicalType":"duration"}', "Duration"),
-    (
-        "logical_type_with_java_class",
-        '{"type":"string","logicalType":"uuid","java-class":"x.Y"}',
-        "logicalType cannot be used with java-class",
-    ),
 ]
 
 
@@ -456,12 +395,8 @@ STRICT_ONLY: list[tuple[str, str]] = [
     ("bad_enum_symbol", '{"type":"enum","name":"E","symbols":["a b"]}'),
     ("bad_alias", rec(extra=',"aliases":["x-y"]')),
     ("bad_default_null_string", rec(field("f", '"string"', ',"default":null'))),
-    ("bad_default_union", rec(field("f", '["null","int"]', ',"default":1'))),
+    ("bad_default_union", rec(field("f", '["null","int"]', ',"default":"x"'))),
     ("bad_default_int", rec(field("f", '"int"', ',"default":"x"'))),
-    ("bad_decimal", '{"type":"bytes","logicalType":"decimal","precision":0}'),
-    ("bad_decimal_scale", '{"type":"bytes","logicalType":"decimal","precision":2,"scale":5}'),
-    ("bad_date", '{"type":"string","logicalType":"date"}'),
-    ("bad_duration", '{"type":"fixed","name":"d","size":4,"logicalType":"duration"}'),
 ]
 
 

@@ -19,12 +19,14 @@ def test_every_package_directory_is_listed_in_pyproject() -> None:
     for top in ("registry", "serdes", "spark_serdes"):
         for init in (ROOT / top).rglob("__init__.py"):
             found.add(".".join(init.parent.relative_to(ROOT).parts))
+        for proto in (ROOT / top).rglob("*.proto"):  # data-only directories
+            found.add(".".join(proto.parent.relative_to(ROOT).parts))
     found |= {"registry._migrations", "registry._migrations.versions"}
     assert found == listed
 
 
 def test_wheel_contains_migrations_and_migrates_from_site_packages(tmp_path: Path) -> None:
-    subprocess.run(
+    build = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -32,16 +34,23 @@ def test_wheel_contains_migrations_and_migrates_from_site_packages(tmp_path: Pat
             "wheel",
             "--no-deps",
             "--no-build-isolation",
-            "-q",
+            "-v",
             "-w",
             str(tmp_path / "dist"),
             str(ROOT),
         ],
         check=True,
+        capture_output=True,
+        text=True,
         timeout=300,
     )
+    # a newcomer's `make run` shows no pages of setuptools warnings
+    assert "BuildBackendWarning" not in build.stderr + build.stdout
+    assert "absent from the `packages` configuration" not in build.stderr + build.stdout
     wheel = next((tmp_path / "dist").glob("*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
+    assert "registry/formats/protobuf/proto/confluent/meta.proto" in names
+    assert "registry/formats/protobuf/proto/confluent/type/decimal.proto" in names
     assert "registry/_migrations/env.py" in names
     assert "registry/_migrations/script.py.mako" in names
     assert any(n.startswith("registry/_migrations/versions/0001") for n in names)

@@ -44,8 +44,8 @@ package shop;
 
 import "google/protobuf/timestamp.proto";
 
-option java_package = "com.shop";
 option java_multiple_files = true;
+option java_package = "com.shop";
 
 message Order {
   reserved 9, 11 to 13;
@@ -231,13 +231,13 @@ def test_custom_options_and_ignore_extensions() -> None:
         'syntax = "proto3";\n\n'
         'import "google/protobuf/descriptor.proto";\nimport "confluent/meta.proto";\n\n'
         "message M {\n"
+        "  option (level) = 3;\n"  # as written (Confluent prints the parsed options)
         "  option (confluent.message_meta) = {\n"
         '    doc: "a message",\n'
         "    tags: [\n"
         '      "PII"\n'
         "    ]\n"
-        "  };\n"
-        "  option (level) = 3;\n\n"
+        "  };\n\n"
         "  string a = 1;\n}\n\n"
         "extend google.protobuf.MessageOptions {\n  int32 level = 50001;\n}\n"
     )

@@ -4,6 +4,9 @@ ignored; numbers are accepted where Jackson would coerce them."""
 
 from __future__ import annotations
 
+import codecs
+import json
+import math
 from typing import Any
 
 import orjson
@@ -20,15 +23,73 @@ ACCEPTED_CONTENT_TYPES = (
 )
 
 
+#: Confluent's resource method and argument index of each ``@NotNull`` request body: Jersey's
+#: bean validation answers 422 ``<method>.arg<N> must not be null`` for an empty or ``null`` one
+NOT_NULL_BODIES = {
+    ("POST", "/subjects/{subject}/versions"): "register.arg5",
+    ("POST", "/subjects/{subject}"): "lookUpSchemaUnderSubject.arg5",
+    (
+        "POST",
+        "/compatibility/subjects/{subject}/versions/{version}",
+    ): "testCompatibilityBySubjectName.arg4",
+    ("POST", "/compatibility/subjects/{subject}/versions"): "testCompatibilityForSubject.arg3",
+    ("PUT", "/config"): "updateTopLevelConfig.arg1",
+    ("PUT", "/config/{subject}"): "updateSubjectLevelConfig.arg2",
+    ("PUT", "/mode"): "updateTopLevelMode.arg1",
+    ("PUT", "/mode/{subject}"): "updateMode.arg2",
+}
+
+
 async def json_body(request: Request) -> Any:
-    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    header = request.headers.get("content-type", "")
+    content_type = header.split(";")[0].strip().lower()
     if content_type and content_type not in ACCEPTED_CONTENT_TYPES:
         raise errors.RegistryError(415, "HTTP 415 Unsupported Media Type")
     raw = await request.body()
-    if not raw.strip():
-        raise errors.RegistryError(422, "Request body is missing")
+    body = parse_json(raw, charset_of(header)) if raw.strip() else None
+    if body is None:
+        route = request.scope.get("route")
+        name = NOT_NULL_BODIES.get((request.method, getattr(route, "path", "")))
+        if name is not None:
+            raise errors.RegistryError(422, f"{name} must not be null")
+        if not raw.strip():
+            raise errors.RegistryError(422, "Request body is missing")
+    return body
+
+
+def charset_of(content_type: str) -> str | None:
+    """The ``charset`` parameter of a ``Content-Type`` header, lower case, or None."""
+    for param in content_type.split(";")[1:]:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset":
+            return value.strip().strip('"').lower() or None
+    return None
+
+
+def parse_json(raw: bytes, charset: str | None = None) -> Any:
+    """JSON bytes as Jersey + Jackson read them: in the declared ``charset`` (Java's
+    ``UTF-16`` without a byte-order mark is big-endian), else UTF-8, or UTF-16/32 recognised
+    from the first bytes as Jackson's encoding detection does."""
+    text: str | bytes = raw
+    boms = (codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)
     try:
-        return orjson.loads(raw)
+        codec = codecs.lookup(charset).name if charset else "utf-8"
+        if codec == "utf-16" and raw[:2] not in boms:
+            codec = "utf-16-be"
+        if codec != "utf-8":
+            text = raw.decode(codec)
+        elif raw.startswith(codecs.BOM_UTF8):
+            text = raw[3:]
+        elif b"\x00" in raw[:4] or raw[:2] in boms:
+            text = raw.decode(json.detect_encoding(raw))
+    except LookupError:
+        raise errors.RegistryError(415, "HTTP 415 Unsupported Media Type") from None
+    except UnicodeDecodeError as exc:
+        raise errors.RegistryError(400, f"Malformed {charset} in request body: {exc}") from None
+    if isinstance(text, str):
+        text = text.removeprefix("\ufeff")
+    try:
+        return orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         raise errors.RegistryError(400, f"Unexpected character in request body: {exc}") from exc
 
@@ -65,8 +126,8 @@ def _int(body: dict[str, Any], field: str) -> int | None:
         if not -(2**31) <= value < 2**31:
             raise _mapping_error(field, "java.lang.Integer", value)
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
+    if isinstance(value, float) and math.isfinite(value) and -(2**31) < value < 2**31:
+        return int(value)  # Jackson's ACCEPT_FLOAT_AS_INT (on by default) truncates: 1.7 -> 1
     if isinstance(value, str):
         try:
             return int(value.strip())
@@ -104,7 +165,8 @@ def schema_request(body: Any) -> SchemaRequest:
         _check_metadata(metadata)
     return SchemaRequest(
         schema=_string(body, "schema"),
-        schema_type=(schema_type or "AVRO").upper(),
+        # Confluent looks the type up as written: "avro" or "" is an unknown type (42201)
+        schema_type="AVRO" if schema_type is None else schema_type,
         references=refs,
         metadata=metadata,
         rule_set=_dict(body, "ruleSet"),
@@ -134,13 +196,48 @@ def _check_metadata(metadata: dict[str, Any]) -> None:
         raise _mapping_error("metadata.sensitive", "java.util.Set", sensitive)
 
 
+CONFIG_BOOLEANS = ("normalize", "validateFields", "validateRules", "validateNewSchemas")
+
+
+def _boolean(config: dict[str, Any], field: str) -> None:
+    """Jackson's ``Boolean`` coercions: ``"true"``/``"True"``/``"TRUE"`` (and false alike,
+    surrounding spaces ignored), ``"null"`` and ``""`` as null, an integer as ``!= 0``."""
+    value = config.get(field)
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        config[field] = value != 0
+    elif isinstance(value, str):
+        text = value.strip()
+        if text in ("true", "True", "TRUE"):
+            config[field] = True
+        elif text in ("false", "False", "FALSE"):
+            config[field] = False
+        elif text in ("", "null"):
+            config[field] = None
+        else:
+            raise errors.RegistryError(
+                400,
+                "Cannot deserialize value of type `java.lang.Boolean` from String "
+                f'{json.dumps(value)}: only "true" or "false" recognized',
+            )
+
+
 def config_body(body: Any) -> dict[str, Any]:
-    config = _object(body, "ConfigUpdateRequest")
+    config = dict(_object(body, "ConfigUpdateRequest"))
+    for field in CONFIG_BOOLEANS:
+        _boolean(config, field)
     for field in ("defaultMetadata", "overrideMetadata"):
         value = config.get(field)
         if isinstance(value, dict):  # the same mapping as a schema's metadata
             _check_metadata(value)
     return config
+
+
+def string_map(body: Any) -> dict[str, str | None]:
+    """A ``Map<String, String>`` body (scalars become strings, as Jackson coerces them)."""
+    mapping = _object(body, "java.util.Map<java.lang.String,java.lang.String>")
+    return {key: _string(mapping, key) for key in mapping}
 
 
 def mode_body(body: Any) -> object:

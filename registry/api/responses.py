@@ -27,6 +27,9 @@ def negotiate(accept: str | None) -> str | None:
     for part in accept.split(","):
         pieces = [p.strip() for p in part.split(";")]
         media = pieces[0].lower()
+        if media == "*" or media.startswith("*/"):
+            # Jersey reads a bare "*" as "*/*", and a wildcard type matches any subtype
+            media = "*/*"
         q = 1.0
         for param in pieces[1:]:
             if param.startswith("q="):

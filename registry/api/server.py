@@ -7,6 +7,7 @@ from fastapi.responses import Response
 
 from registry import __version__, errors
 from registry.api import docs
+from registry.api.bodies import json_body, string_map
 from registry.api.deps import registry_of
 from registry.api.responses import reply
 
@@ -20,6 +21,11 @@ async def root_get(request: Request) -> Response:
 
 @router.post("/", responses=docs.answers({"type": "object"}))
 async def root_post(request: Request) -> Response:
+    # Confluent's no-op takes a ``Map<String, String>``: a body must still be such JSON (400)
+    if (await request.body()).strip():
+        body = await json_body(request)
+        if body is not None:
+            string_map(body)
     return reply(request, {})
 
 

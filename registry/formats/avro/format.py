@@ -6,7 +6,13 @@ from collections.abc import Sequence
 
 from registry.formats.avro import compatibility as _compat
 from registry.formats.avro.model import NamedSchema, RecordSchema, Schema
-from registry.formats.avro.parser import parse_schema
+from registry.formats.avro.parser import (
+    NEW_SCHEMA,
+    NEW_SCHEMA_7_9,
+    NEW_SCHEMA_7_9_NORMALIZED,
+    STORED,
+    parse_schema,
+)
 from registry.formats.avro.printer import normalized_source, schema_json
 from registry.formats.base import Dependency, InvalidSchemaError, ParsedSchema, SchemaFormat
 
@@ -16,7 +22,15 @@ class AvroSchema(ParsedSchema):
 
     schema_type = "AVRO"
 
-    __slots__ = ("_canonical", "_normalized", "dependencies", "referenced", "root", "strict")
+    __slots__ = (
+        "_canonical",
+        "_normalized",
+        "dependencies",
+        "legacy_7_9",
+        "referenced",
+        "root",
+        "strict",
+    )
 
     def __init__(
         self,
@@ -24,11 +38,13 @@ class AvroSchema(ParsedSchema):
         referenced: tuple[str, ...],
         dependencies: tuple[Dependency, ...],
         strict: bool,
+        legacy_7_9: bool = False,
     ) -> None:
         self.root = root
         self.referenced = referenced
         self.dependencies = dependencies
         self.strict = strict
+        self.legacy_7_9 = legacy_7_9
         self._canonical: str | None = None
         self._normalized: str | None = None
 
@@ -41,6 +57,11 @@ class AvroSchema(ParsedSchema):
     def normalized(self) -> str:
         """The canonical text of Confluent's normalised schema (``AvroSchema.normalize()``)."""
         if self._normalized is None:
+            if self.strict and self.legacy_7_9:
+                # Confluent 7.9 validates the defaults of a new schema only when normalizing
+                parse_schema(
+                    self.canonical(), self.dependencies, validation=NEW_SCHEMA_7_9_NORMALIZED
+                )
             source = normalized_source(self.root, self.referenced)
             try:
                 again = parse_schema(source, self.dependencies, strict=False)
@@ -74,16 +95,25 @@ class AvroSchema(ParsedSchema):
 
 
 class AvroFormat(SchemaFormat):
-    """Avro: Apache Avro Java 1.11 parsing and resolution rules, Confluent 7.9 texts."""
+    """Avro: Apache Avro Java parsing and resolution rules, Confluent texts.
+
+    New schemas are validated as Confluent 8.x does (names, namespaces, defaults); with
+    ``legacy_7_9`` as Confluent 7.9 did (names only; defaults only with ``normalize``), for
+    registries migrated from 7.x whose clients register schemas 8.x would refuse."""
 
     schema_type = "AVRO"
+
+    def __init__(self, legacy_7_9: bool = False) -> None:
+        self.legacy_7_9 = legacy_7_9
 
     def parse(
         self, text: str, dependencies: Sequence[Dependency] = (), *, strict: bool = True
     ) -> AvroSchema:
         deps = tuple(dependencies)
-        result = parse_schema(text, deps, strict=strict)
-        return AvroSchema(result.root, result.referenced, deps, strict)
+        new = NEW_SCHEMA_7_9 if self.legacy_7_9 else NEW_SCHEMA
+        validation = new if strict else STORED
+        result = parse_schema(text, deps, validation=validation)
+        return AvroSchema(result.root, result.referenced, deps, strict, self.legacy_7_9)
 
     def compatibility_errors(
         self,

@@ -1,14 +1,17 @@
 """Avro schema text -> :mod:`registry.formats.avro.model` graph.
 
-Follows Apache Avro Java 1.11 ``Schema.parse`` (the version Confluent 7.9 uses): the same
-attribute handling, the same order of checks and, where Avro has one, the same error message.
+Follows Apache Avro Java ``Schema.parse``: the same attribute handling, the same order of checks
+and, where Avro has one, the same error message.
 
-``strict=True`` is the validation Confluent applies to *new* schemas: names, namespaces, enum
-symbols and aliases must match ``[A-Za-z_][A-Za-z0-9_]*`` (per dotted part), field defaults
-must match the field type (for a union, its first branch), and known logical types must be
-well formed. ``strict=False`` (already stored schemas) skips those three checks, like Avro with
-``NameValidator.NO_VALIDATION`` and ``setValidateDefaults(false)``; invalid logical types are
-then ignored, as Avro Java does.
+What is validated is a :class:`Validation`. :data:`NEW_SCHEMA` is what Confluent 8.x (Avro
+1.12.1, ``schema.validate.new.schemas=true``) applies to *new* schemas: names, namespaces, enum
+symbols and aliases must match ``[A-Za-z_][A-Za-z0-9_]*`` (per dotted part) and field defaults
+must match the field type (for a union, any of its branches). :data:`NEW_SCHEMA_7_9` is
+Confluent 7.9 (Avro 1.11.4) without ``normalize``: names checked with Avro 1.11's Unicode
+validator, namespaces and defaults not checked. :data:`STORED` (already stored schemas) checks
+none of it, like Avro with ``NameValidator.NO_VALIDATION`` and ``setValidateDefaults(false)``.
+Invalid logical types are ignored in every mode, as Avro Java does
+(``LogicalTypes.fromSchemaIgnoreInvalid``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from registry.formats.avro.model import (
@@ -69,11 +74,33 @@ _JAVA_LOGICAL_BASE = {
     "local-timestamp-micros": "long",
     "big-decimal": "bytes",
 }
-# Logical types checked in strict mode beyond Avro Java 1.11 (spec types).
-_STRICT_EXTRA_BASE = {
-    "timestamp-nanos": "long",
-    "local-timestamp-nanos": "long",
-}
+
+
+@dataclass(frozen=True)
+class Validation:
+    """Which checks a parse applies beyond the structure of the schema."""
+
+    #: simple names, field names, enum symbols and aliases
+    names: bool
+    #: Avro 1.11's validator (Java ``Character.isLetter``/``isLetterOrDigit``) for names
+    #: instead of Avro 1.12's ASCII ``STRICT_VALIDATOR``
+    unicode_names: bool
+    #: each dotted part of a namespace is a valid name
+    namespaces: bool
+    #: field defaults match the field type
+    defaults: bool
+    #: a union's default may match any branch (Avro 1.12) rather than only the first (1.11)
+    union_default_any_branch: bool
+
+
+#: Confluent 8.x: a new schema (registration without an explicit id)
+NEW_SCHEMA = Validation(True, False, True, True, True)
+#: Confluent 7.9: a new schema registered without ``normalize``
+NEW_SCHEMA_7_9 = Validation(True, True, False, False, False)
+#: Confluent 7.9: a new schema registered with ``normalize`` (defaults are then validated)
+NEW_SCHEMA_7_9_NORMALIZED = Validation(True, True, False, True, False)
+#: a stored schema, a lookup, an import with an explicit id
+STORED = Validation(False, False, False, False, True)
 
 _JAVA_DOUBLE = re.compile(r"[+-]?(?:NaN|Infinity|(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))[fFdD]?")
 
@@ -181,6 +208,22 @@ def load_json(text: str) -> JsonValue:
 # ---- names -----------------------------------------------------------------------------------
 
 
+def _java_letter(ch: str) -> bool:
+    return unicodedata.category(ch).startswith("L")
+
+
+def _unicode_name_error(name: str) -> str | None:
+    """Avro 1.11's name validator (``Character.isLetter``, ``isLetterOrDigit``)."""
+    if not name:
+        return "Empty name"
+    if not (_java_letter(name[0]) or name[0] == "_"):
+        return f"Illegal initial character: {name}"
+    for ch in name[1:]:
+        if not (_java_letter(ch) or ch == "_" or unicodedata.category(ch) == "Nd"):
+            return f"Illegal character in: {name}"
+    return None
+
+
 def _name_error(name: str) -> str | None:
     """Avro's STRICT_VALIDATOR message for an invalid simple name, ``None`` if valid."""
     if not name:
@@ -195,29 +238,31 @@ def _name_error(name: str) -> str | None:
 class _Context:
     """The parser state shared by a schema and its references (Avro's ``Names``)."""
 
-    __slots__ = ("building", "field", "names", "space", "strict", "valid_spaces")
+    __slots__ = ("building", "field", "names", "space", "valid_spaces", "validation")
 
-    def __init__(self, strict: bool) -> None:
+    def __init__(self, validation: Validation) -> None:
         self.names: dict[str, NamedSchema] = {}
         self.space: str | None = None
-        self.strict = strict
+        self.validation = validation
         self.field: str | None = None
         self.valid_spaces: set[str] = set()
         self.building: set[int] = set()
 
     def check_name(self, name: str) -> None:
-        if self.strict:
-            error = _name_error(name)
+        if self.validation.names:
+            check = _unicode_name_error if self.validation.unicode_names else _name_error
+            error = check(name)
             if error is not None:
                 raise _fail(error)
 
     def check_space(self, space: str) -> None:
-        if not self.strict or space in self.valid_spaces:
+        if not self.validation.namespaces or space in self.valid_spaces:
             return
         for part in space.split("."):
             error = _name_error(part)
             if error is not None:
-                raise _fail(f"Invalid namespace '{space}': {error}")
+                # Avro 1.12's ParseContext.requireValidFullName
+                raise _fail(f'Namespace part "{part}" is invalid: {error}')
         self.valid_spaces.add(space)
 
     def make_name(self, raw: str, space: str | None) -> tuple[str, str | None]:
@@ -258,9 +303,13 @@ class _Context:
 
 
 def is_valid_default(
-    schema: Schema, value: JsonValue, building: Collection[int] = frozenset()
+    schema: Schema,
+    value: JsonValue,
+    building: Collection[int] = frozenset(),
+    any_branch: bool = True,
 ) -> bool:
-    """Avro 1.11 ``Schema.isValidDefault`` (a union's default must match its first branch).
+    """Avro ``Schema.isValidDefault``: with ``any_branch`` (Avro 1.12) a union's default may
+    match any branch, without it (Avro 1.11) only the first.
 
     ``building`` holds the ids of records whose fields are still being parsed: Avro cannot
     check a default against them ("Schema fields not set yet").
@@ -280,14 +329,15 @@ def is_valid_default(
         return value is None
     if isinstance(schema, ArraySchema):
         return isinstance(value, list) and all(
-            is_valid_default(schema.items, v, building) for v in value
+            is_valid_default(schema.items, v, building, any_branch) for v in value
         )
     if isinstance(schema, MapSchema):
         return isinstance(value, dict) and all(
-            is_valid_default(schema.values, v, building) for v in value.values()
+            is_valid_default(schema.values, v, building, any_branch) for v in value.values()
         )
     if isinstance(schema, UnionSchema):
-        return bool(schema.types) and is_valid_default(schema.types[0], value, building)
+        branches = schema.types if any_branch else schema.types[:1]
+        return any(is_valid_default(t, value, building, any_branch) for t in branches)
     if isinstance(schema, RecordSchema):
         if not isinstance(value, dict):
             return False
@@ -303,7 +353,7 @@ def is_valid_default(
                 sub = field.default
             else:
                 return False
-            if not is_valid_default(field.schema, sub, building):
+            if not is_valid_default(field.schema, sub, building, any_branch):
                 return False
         return True
     return False
@@ -386,30 +436,6 @@ def _java_logical(schema: Schema) -> LogicalType | None:
     return LogicalType(name)
 
 
-def _strict_logical_error(schema: Schema) -> str | None:
-    """Why a known logical type is malformed (strict mode only), ``None`` if it is fine."""
-    name = schema.props.get("logicalType")
-    if not isinstance(name, str):
-        return None
-    if name == "decimal":
-        error = _decimal_error(schema)[0]
-        return error or _incompatible_prop(schema)
-    if name == "duration":
-        if not isinstance(schema, FixedSchema) or schema.size != 12:
-            return "Duration can only be used with an underlying fixed type of size 12"
-        return _incompatible_prop(schema)
-    if name == "uuid":
-        if schema.type == "string" or (isinstance(schema, FixedSchema) and schema.size == 16):
-            return _incompatible_prop(schema)
-        return "Uuid can only be used with an underlying string or fixed(16) type"
-    base = _JAVA_LOGICAL_BASE.get(name) or _STRICT_EXTRA_BASE.get(name)
-    if base is None:
-        return None  # unknown logical types are plain properties
-    if schema.type != base:
-        return f"{name} can only be used with an underlying {base} type"
-    return _incompatible_prop(schema)
-
-
 # ---- schema nodes ----------------------------------------------------------------------------
 
 
@@ -455,7 +481,7 @@ def _parse(node: JsonValue, ctx: _Context) -> Schema:
 def _parse_fields(
     record: RecordSchema, node: dict[str, JsonValue], fields_node: list[JsonValue], ctx: _Context
 ) -> None:
-    strict = ctx.strict
+    validation = ctx.validation
     fields: list[Field] = []
     saved_field = ctx.field
     for pos, field_node in enumerate(fields_node):
@@ -492,13 +518,18 @@ def _parse_fields(
             default = NO_DEFAULT
         elif schema.type in ("float", "double") and isinstance(default, str):
             default = _java_double_value(default, name, schema.type)
-        if strict:
-            ctx.check_name(name)
-            if default is not NO_DEFAULT and not is_valid_default(schema, default, ctx.building):
-                raise _fail(
-                    f"Invalid default for field {name}: {json_text(default)} "
-                    f"not a {schema_json(schema)}"
-                )
+        ctx.check_name(name)
+        if (
+            validation.defaults
+            and default is not NO_DEFAULT
+            and not is_valid_default(
+                schema, default, ctx.building, validation.union_default_any_branch
+            )
+        ):
+            raise _fail(
+                f"Invalid default for field {name}: {json_text(default)} "
+                f"not a {schema_json(schema)}"
+            )
         field = Field(name, schema, doc, default, order, pos)
         for key, value in field_node.items():
             if key not in _FIELD_RESERVED:
@@ -610,10 +641,6 @@ def _parse_object(node: dict[str, JsonValue], ctx: _Context) -> Schema:
         if key not in reserved:
             props[key] = value
     if props:
-        if ctx.strict:
-            error = _strict_logical_error(result)
-            if error is not None:
-                raise _fail(_logical_message(result, ctx, error))
         result.logical = _java_logical(result)
     ctx.space = saved_space
     if isinstance(result, NamedSchema):
@@ -626,17 +653,6 @@ def _parse_object(node: dict[str, JsonValue], ctx: _Context) -> Schema:
                 by_full.setdefault(parsed.full, parsed)
             result.aliases = list(by_full.values())
     return result
-
-
-def _logical_message(schema: Schema, ctx: _Context, error: str) -> str:
-    logical = schema.props.get("logicalType")
-    if isinstance(schema, NamedSchema):
-        where = f" on {schema.type} {schema.fullname}"
-    elif ctx.field is not None:
-        where = f" in the type of field {ctx.field}"
-    else:
-        where = ""
-    return f'Invalid logical type "{logical}"{where}: {error}'
 
 
 # ---- entry point -----------------------------------------------------------------------------
@@ -654,10 +670,19 @@ class ParseResult:
 
 
 def parse_schema(
-    text: str, dependencies: Sequence[Dependency] = (), *, strict: bool = True
+    text: str,
+    dependencies: Sequence[Dependency] = (),
+    *,
+    strict: bool = True,
+    validation: Validation | None = None,
 ) -> ParseResult:
-    """Parse ``text`` after its dependencies (parsed leniently, they are stored schemas)."""
-    ctx = _Context(strict=False)
+    """Parse ``text`` after its dependencies (parsed leniently, they are stored schemas).
+
+    ``validation`` says what is checked; without it ``strict`` picks :data:`NEW_SCHEMA` or
+    :data:`STORED`."""
+    if validation is None:
+        validation = NEW_SCHEMA if strict else STORED
+    ctx = _Context(STORED)
     referenced: list[str] = []
     for dependency in dependencies:
         ctx.space = None
@@ -671,7 +696,7 @@ def parse_schema(
             ) from None
         if isinstance(dep_schema, NamedSchema):
             referenced.append(dep_schema.fullname)
-    ctx.strict = strict
+    ctx.validation = validation
     ctx.space = None
     try:
         root = _parse(load_json(text), ctx)

@@ -64,6 +64,27 @@ def _pointer(path: Any) -> str:
     return "#/" + "/".join(parts)
 
 
+_COMBINATORS = ("allOf", "anyOf", "oneOf")
+
+
+def _fill_empty_combinators(node: Any) -> Any:
+    """``node`` with each empty ``allOf``/``anyOf``/``oneOf`` given one ``{}`` branch, for the
+    meta-schema check only: Confluent's loaders (everit, json-sKema) accept an empty list,
+    which the meta-schemas' ``minItems: 1`` would refuse."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            for key, value in current.items():
+                if key in _COMBINATORS and value == []:
+                    current[key] = [{}]
+                else:
+                    stack.append(value)
+        elif isinstance(current, list):
+            stack.extend(current)
+    return node
+
+
 def validate_against_meta_schema(plain_root: Any, draft: int) -> None:
     """Raise :class:`InvalidSchemaError` unless ``plain_root`` (plain JSON values) is valid
     against ``draft``'s meta-schema."""
@@ -75,7 +96,7 @@ def validate_against_meta_schema(plain_root: Any, draft: int) -> None:
     if declared is not None and not isinstance(declared, str):
         raise InvalidSchemaError(f'#/$schema: {json.dumps(declared)} is not of type "string"')
     # always name the meta-schema jsonschema-rs bundles, so it never tries to fetch one
-    document = {**plain_root, "$schema": META_SCHEMA_URI[draft]}
+    document = {**_fill_empty_combinators(plain_root), "$schema": META_SCHEMA_URI[draft]}
     try:
         jsonschema_rs.meta.validate(document)
     except jsonschema_rs.ValidationError as exc:

@@ -88,7 +88,11 @@ class JsonSchemaFormat(SchemaFormat):
     ) -> JsonSchema:
         document = parse_document(text)
         if not isinstance(document, dict | bool):
-            raise InvalidSchemaError("Invalid JSON Schema: expected an object or a boolean")
+            # Confluent 8.x (JsonSchema.rawSchema) refuses any other root
+            raise InvalidSchemaError(
+                "Invalid JSON schema: expected an object or boolean at the root, found "
+                + _jackson_node_type(document)
+            )
         draft = drafts.draft_of(document)
         if strict:
             start = len(text) - len(text.lstrip(" \t\n\r"))
@@ -139,3 +143,14 @@ def _check_property_names(document: Any) -> None:
                 raise InvalidSchemaError(
                     f"#/properties/{name}: Field names cannot start with $$ prefix"
                 )
+
+
+def _jackson_node_type(value: object) -> str:
+    """Jackson's ``JsonNodeType`` name for a JSON value."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return "STRING"
+    if isinstance(value, list):
+        return "ARRAY"
+    return "NUMBER"

@@ -28,6 +28,7 @@ from google.protobuf import descriptor_pb2
 from grpc_tools import _protoc_compiler
 
 from registry.formats.base import Dependency, InvalidSchemaError
+from registry.formats.protobuf.repair import Repairs, import_stub, missing_imports, repair
 
 #: the file name the schema itself is compiled under (never shown: errors drop it)
 MAIN_FILE = "__registry_schema__.proto"
@@ -50,6 +51,9 @@ GOOGLE_TYPES = (
     "quaternion",
     "timeofday",
 )
+#: how many refused texts are repaired and compiled again (see ``repair``) before giving up
+MAX_REPAIRS = 32
+_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
 _SERIALIZED = re.compile(rb"AddSerializedFile\((b'(?:[^'\\]|\\.)*')\)", re.DOTALL)
 _LOCK = threading.Lock()
 _CACHE_LOCK = threading.Lock()
@@ -149,20 +153,60 @@ def _dependency_root(dep: Dependency) -> bytes:
         return _dep_roots[key]
 
 
+def _bundled(name: str) -> bool:
+    """Whether ``name`` resolves without a reference (well-known and Confluent types)."""
+    return _safe_path(name) and any(
+        (Path(os.fsdecode(root)) / name).is_file() for root in _builtin_roots()
+    )
+
+
+def _first_error(exc: Exception) -> tuple[int, int, str] | None:
+    for error in exc.errors():  # type: ignore[attr-defined]
+        if os.fsdecode(error.filename) == MAIN_FILE and error.line >= 0:
+            return error.line + 1, error.column + 1, error.message.decode("utf-8", "replace")
+    return None
+
+
+def _run(text: str, roots: list[bytes], extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    with tempfile.TemporaryDirectory(prefix="registry-proto-") as tmp:
+        (Path(tmp) / MAIN_FILE).write_text(_with_syntax(text), encoding="utf-8")
+        for name, content in extra.items():
+            path = Path(tmp) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+        with _LOCK:
+            return list(_protoc_compiler.get_protos(MAIN_FILE.encode(), [os.fsencode(tmp), *roots]))
+
+
 def compile_proto(text: str, dependencies: Sequence[Dependency]) -> Compiled:
-    """Compile ``text`` (imports resolve through ``dependencies`` by import path)."""
+    """Compile ``text`` (imports resolve through ``dependencies`` by import path). A text
+    protoc refuses but Confluent accepts is compiled after a repair (``repair``), undone on the
+    schema's descriptor."""
     for dep in dependencies:
         if not _safe_path(dep.name) or dep.name == MAIN_FILE:
             raise InvalidSchemaError(f"Invalid reference name '{dep.name}' for an import")
-    dep_roots = [_dependency_root(dep) for dep in dependencies]
-    with tempfile.TemporaryDirectory(prefix="registry-proto-") as tmp:
-        (Path(tmp) / MAIN_FILE).write_text(_with_syntax(text), encoding="utf-8")
-        includes = [os.fsencode(tmp), *dep_roots, *_builtin_roots()]
+    roots = [*(_dependency_root(dep) for dep in dependencies), *_builtin_roots()]
+    names = [dep.name for dep in dependencies]
+    repairs = Repairs()
+    for name in missing_imports(text, names, _bundled):
+        if _safe_path(name) and name != MAIN_FILE:
+            # Confluent resolves types from every reference, whatever the import is called
+            repairs.files[name] = import_stub(names)
+    package_match = _PACKAGE.search(_COMMENTS.sub(" ", text))
+    package = package_match[1] if package_match else ""
+    current = text
+    for _ in range(MAX_REPAIRS + 1):
         try:
-            with _LOCK:
-                modules = _protoc_compiler.get_protos(MAIN_FILE.encode(), includes)
+            modules = _run(current, roots, repairs.files)
+            break
         except _protoc_compiler.ProtocErrors as exc:
-            raise InvalidSchemaError(_error_text(exc)) from None
+            error = _first_error(exc)
+            fixed = repair(current, error, package, repairs) if error is not None else None
+            if fixed is None:
+                raise InvalidSchemaError(_error_text(exc)) from None
+            current = fixed
+    else:  # pragma: no cover - MAX_REPAIRS repairs that each lead to another refusal
+        raise InvalidSchemaError("Too many errors in schema")
     files = []
     for _, code in modules:
         match = _SERIALIZED.search(code)
@@ -173,4 +217,5 @@ def compile_proto(text: str, dependencies: Sequence[Dependency]) -> Compiled:
                 ast.literal_eval(match[1].decode("latin-1"))
             )
         )
+    repairs.undo(files[-1])
     return Compiled(main=files[-1], files=tuple(files))

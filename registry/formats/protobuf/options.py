@@ -52,7 +52,12 @@ STANDARD_OPTIONS: dict[str, tuple[str, ...]] = {
         "php_metadata_namespace",
         "ruby_package",
     ),
-    "MessageOptions": ("message_set_wire_format", "no_standard_descriptor_accessor", "deprecated"),
+    "MessageOptions": (
+        "message_set_wire_format",
+        "no_standard_descriptor_accessor",
+        "deprecated",
+        "map_entry",
+    ),
     "FieldOptions": (
         "ctype",
         "packed",
@@ -349,6 +354,8 @@ class OptionWriter:
             return f"{name} = {{\n{self.option_map(value)}}}"
         if option.kind == "LIST":
             return f"{name} = {self.options_list(value)}"
+        if option.kind == "OPTION":  # ``(a.b).c = 1``: the nested part is never parenthesized
+            return f"{name}.{self.option(value)}"
         return name
 
     def statement(self, option: Option) -> str:

@@ -26,6 +26,7 @@ from google.protobuf.descriptor_pb2 import (
     ServiceDescriptorProto,
 )
 
+from registry.formats.protobuf.option_text import field_options
 from registry.formats.protobuf.options import Option, OptionReader, OptionWriter, escape, indented
 from registry.formats.protobuf.symbols import SCALAR_NAMES, Symbols
 
@@ -42,6 +43,13 @@ _RPC = re.compile(
     r"\brpc\s+(\w+)\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)\s*returns\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)"
 )
 _EXTEND = re.compile(r"\bextend\s+([.\w]+)\s*\{")
+_OPEN_BRACKET = re.compile(r"\s*\[")
+#: strings, braces and option statements, to find the file-level options in source order
+_FILE_OPTION_SCAN = re.compile(
+    r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|(\{)|(\})"
+    r"|\b(message|enum|service|oneof|extend|rpc|group)\b\s*(\w*)"
+    r"|\boption\s+(\(\s*\.?\s*[\w.]+\s*\)|[\w.]+)"
+)
 _SYNTAX = re.compile(r"^\s*syntax\s*=", re.MULTILINE)
 
 
@@ -53,19 +61,123 @@ class SourceHints:
     rpcs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     extends: list[str] = field(default_factory=list)
     syntax_declared: bool = False
+    #: the file-level options in the order written (custom ones by extension name)
+    file_options: list[str] = field(default_factory=list)
+    #: a field's options as written, when they set a custom option (Confluent prints those
+    #: as parsed; the descriptor merges them)
+    field_options: dict[tuple[str, int], list[Option]] = field(default_factory=dict)
+    #: the file-level option statements as written, when one sets a custom option
+    file_written: list[Option] | None = None
+    #: the same for messages, by path in the file (``Outer.Inner``)
+    message_written: dict[str, list[Option]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, text: str) -> SourceHints:
         code = _COMMENT_OR_STRING.sub(lambda m: m.group(1) or " ", text)
         hints = cls(syntax_declared=bool(_SYNTAX.search(code)))
+        brackets = "[" in code
         for match in _FIELD.finditer(code):
             spelled = match.group(2) or match.group(1)
             number = int(match.group(4), 0)
             hints.fields.setdefault((match.group(3), number), []).append(spelled)
+            written = _bracketed(code, match.end()) if brackets else None
+            if written is not None and "(" in written:
+                options = field_options(written)
+                if options is not None and any(o.parenthesized for o in options):
+                    hints.field_options.setdefault((match.group(3), number), options)
         for match in _RPC.finditer(code):
             hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
         hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
+        # blocks enclosing each option statement: a message's name, None for any other block
+        stack: list[str | None] = []
+        pending: str | None = None
+        written: dict[str, list[Option] | None] = {}
+        for match in _FILE_OPTION_SCAN.finditer(code) if "option" in code else ():
+            opened, closed, keyword, block_name, option = match.groups()
+            if keyword:
+                pending = block_name if keyword == "message" else None
+            elif opened:
+                stack.append(pending)
+                pending = None
+            elif closed:
+                if stack:
+                    stack.pop()
+            elif option and (not stack or all(stack)):
+                path = ".".join(s for s in stack if s)
+                if not stack:
+                    name = option_key(option)
+                    if name not in hints.file_options:
+                        hints.file_options.append(name)
+                statement = _statement(code, match.start(5))
+                parsed = field_options(statement) if statement is not None else None
+                found = written.setdefault(path, [])
+                if found is not None and parsed is not None and len(parsed) == 1:
+                    found.append(parsed[0])
+                else:
+                    written[path] = None
+        for path, options in written.items():
+            if options and any(o.parenthesized for o in options):
+                if path:
+                    hints.message_written[path] = options
+                else:
+                    hints.file_written = options
         return hints
+
+
+def _bracketed(code: str, start: int) -> str | None:
+    """The text inside the ``[...]`` that follows ``start`` (after spaces), if any."""
+    match = _OPEN_BRACKET.match(code, start)
+    if match is None:
+        return None
+    depth, i, quote = 1, match.end(), ""
+    while i < len(code):
+        ch = code[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                return code[match.end() : i]
+        i += 1
+    return None
+
+
+def _statement(code: str, start: int) -> str | None:
+    """The text from ``start`` to the ``;`` ending its statement (outside strings, braces and
+    brackets)."""
+    depth, i, quote = 0, start, ""
+    while i < len(code):
+        ch = code[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            return code[start:i]
+        i += 1
+    return None
+
+
+def option_key(written: str) -> str:
+    """The name an option statement sets: ``(.a.b)`` -> ``a.b``, ``java_package`` as is."""
+    name = re.sub(r"\s+", "", written)
+    if name.startswith("("):
+        name = name[1 : name.index(")")]
+    return name.lstrip(".")
 
 
 class Printer:
@@ -109,7 +221,10 @@ class Printer:
 
     # ---- file -----------------------------------------------------------------------------
 
+    _package = ""
+
     def file(self, fd: FileDescriptorProto) -> str:
+        self._package = fd.package
         out: list[str] = []
         syntax = self._syntax(fd)
         if syntax is not None and (not self.normalize or syntax == "proto3"):
@@ -127,6 +242,13 @@ class Printer:
             out.extend(f'import "{name}";\n' for name in imports)
             out.extend(f'import public "{name}";\n' for name in public_imports)
         options = self.options(fd.options if fd.HasField("options") else None)
+        if self.hints is not None and not self.normalize and self.hints.file_written:
+            # Confluent prints a text schema's options as parsed
+            options = self.writer.filter(self.hints.file_written, self.ignore_extensions)
+        elif self.hints is not None and not self.normalize and self.hints.file_options:
+            # Confluent prints a text schema's file options in the order written
+            written = self.hints.file_options
+            options.sort(key=lambda o: written.index(o.name) if o.name in written else len(written))
         if options:
             out.append("\n")
             out.extend(self.writer.statement(o) for o in options)
@@ -162,7 +284,13 @@ class Printer:
         if reserved:
             out.append("\n")
             out.extend(indented(r) for r in reserved)
-        options = self.options(message.options if message.HasField("options") else None)
+        path = scope[len(self._package) + 1 :] if self._package else scope
+        written = self.hints.message_written.get(path) if self.hints else None
+        if written is not None and not self.normalize:
+            # Confluent prints a text schema's options as parsed
+            options = self.writer.filter(written, self.ignore_extensions)
+        else:
+            options = self.options(message.options if message.HasField("options") else None)
         if options:
             out.append("\n")
             out.extend(indented(self.writer.statement(o)) for o in options)
@@ -266,7 +394,13 @@ class Printer:
             options.append(self._default(f))
         if f.HasField("json_name"):
             options.append(Option("json_name", "STRING", f.json_name))
-        opts = self.options(f.options if f.HasField("options") else None, options)
+        written = self.hints.field_options.get((f.name, f.number)) if self.hints else None
+        if written is not None and not self.normalize:
+            # Confluent prints these as parsed, default and json_name last
+            kept = [o for o in written if o.name not in ("default", "json_name")]
+            opts = self.writer.filter([*kept, *options], self.ignore_extensions)
+        else:
+            opts = self.options(f.options if f.HasField("options") else None, options)
         text = f"{label} " if label else ""
         text += f"{type_text} {f.name} = {f.number}"
         if opts:
