@@ -155,7 +155,12 @@ class SerdeConf:
 def register_or_lookup(
     client: Any, conf: SerdeConf, subject: str, schema: Schema
 ) -> RegisteredSchema:
-    """Register ``schema`` under ``subject`` (``auto.register.schemas``) or find its id."""
+    """Register ``schema`` under ``subject`` (``auto.register.schemas``) or find its id.
+
+    A schema carrying rules is refused here, before anything is registered: the one place the
+    serializers check the schema they were given (the data-contracts engine replaces it).
+    """
+    check_no_rules(schema, f"the schema given to the serializer for subject {subject}")
     if conf.auto_register:
         return client.register_schema_full_response(
             subject, schema, normalize_schemas=conf.normalize

@@ -10,7 +10,24 @@ from __future__ import annotations
 
 from confluent_kafka.serialization import SerializationError
 
-__all__ = ["SchemaRegistryError", "SerializationError", "UnknownSchemaError"]
+__all__ = [
+    "OAuthTokenError",
+    "SchemaRegistryError",
+    "SerializationError",
+    "SerializationTypeError",
+    "SerializationValueError",
+    "UnknownSchemaError",
+]
+
+
+class SerializationValueError(SerializationError, ValueError):
+    """Raised where confluent-kafka raises ``ValueError`` (a value that does not fit the schema
+    under strict validation, a schema with references but no registry client): catchable as
+    either, so ``except ValueError`` written for confluent-kafka keeps working."""
+
+
+class SerializationTypeError(SerializationError, TypeError):
+    """Raised where confluent-kafka raises ``TypeError``: catchable as either."""
 
 
 class SchemaRegistryError(Exception):
@@ -63,3 +80,15 @@ class UnknownSchemaError(SerializationError, SchemaRegistryError):
 
     def __repr__(self) -> str:
         return f"UnknownSchemaError({self.message!r})"
+
+
+class OAuthTokenError(Exception):
+    """A bearer token could not be obtained (confluent-kafka's ``error.OAuthTokenError``)."""
+
+    def __init__(
+        self, message: str, status_code: int | None = None, response_text: str | None = None
+    ):
+        self.message = message
+        self.status_code = status_code
+        self.response_text = response_text
+        super().__init__(f"{message} (HTTP {status_code}): {response_text}")

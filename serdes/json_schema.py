@@ -32,7 +32,7 @@ from serdes._serde import (
     fetch_writer_schema,
     register_or_lookup,
 )
-from serdes.errors import SerializationError
+from serdes.errors import SerializationError, SerializationValueError
 from serdes.schema import Schema
 
 __all__ = ["JSONDeserializer", "JSONSerializer"]
@@ -96,7 +96,7 @@ def compile_json_schema(schema: Schema, client: Any) -> _Compiled:
                 continue
             seen.add(key)
             if client is None:
-                raise SerializationError(
+                raise SerializationValueError(
                     "schema_registry_client must be provided if schema_str is a Schema with "
                     "references"
                 )
