@@ -215,13 +215,16 @@ class _AzureIMDS(_Fetched):
         endpoint = conf.pop("bearer.auth.issuer.endpoint.url", AZURE_IMDS_TOKEN_ENDPOINT)
         if not isinstance(endpoint, str):
             raise TypeError(f"bearer.auth.issuer.endpoint.url must be a str, not {type(endpoint)}")
+        try:
+            parts = urlsplit(endpoint)
+        except ValueError as exc:
+            raise ValueError(f"Failed to parse token endpoint URL: {exc}") from exc
         query = conf.pop("bearer.auth.issuer.endpoint.query", None)
         if query:
             if not isinstance(query, str):
                 raise TypeError(
                     f"bearer.auth.issuer.endpoint.query must be a str, not {type(query)}"
                 )
-            parts = urlsplit(endpoint)
             endpoint = urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
         elif not overridden:
             raise ValueError(

@@ -97,8 +97,8 @@ def compile_json_schema(schema: Schema, client: Any) -> _Compiled:
             seen.add(key)
             if client is None:
                 raise SerializationValueError(
-                    "schema_registry_client must be provided if schema_str is a Schema with "
-                    "references"
+                    'schema_registry_client must be provided if "schema_str" is a Schema '
+                    "instance with references"
                 )
             referenced = client.get_version(ref.subject, ref.version, True)
             add(referenced.schema.references)

@@ -91,6 +91,10 @@ def _file_schema_str(file: FileDescriptor) -> str:
     return base64.standard_b64encode(file.serialized_pb).decode("ascii")
 
 
+# confluent-kafka's name for it, which tests written against it import
+_schema_to_str = _file_schema_str
+
+
 class ProtobufSerializer(Serializer):
     """Protobuf messages with Schema Registry framing (``...protobuf.ProtobufSerializer``).
 
