@@ -13,6 +13,7 @@ from confluent_kafka.serialization import SerializationError
 __all__ = [
     "OAuthTokenError",
     "SchemaRegistryError",
+    "SerializationEOFError",
     "SerializationError",
     "SerializationTypeError",
     "SerializationValueError",
@@ -28,6 +29,11 @@ class SerializationValueError(SerializationError, ValueError):
 
 class SerializationTypeError(SerializationError, TypeError):
     """Raised where confluent-kafka raises ``TypeError``: catchable as either."""
+
+
+class SerializationEOFError(SerializationError, EOFError):
+    """A frame ends inside its Protobuf message indexes, where confluent-kafka raises
+    ``EOFError``: catchable as either."""
 
 
 class SchemaRegistryError(Exception):

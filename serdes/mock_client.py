@@ -256,6 +256,7 @@ class MockSchemaRegistryClient(SchemaRegistryClient):
             for rs in reversed(self._store.versions(subject_name)):
                 meta = rs.schema.metadata
                 props = getattr(meta, "properties", None) or {}
+                props = getattr(props, "properties", props)  # a MetadataProperties object
                 if wanted.items() <= dict(props).items():
                     return rs
         raise _not_found("Schema", 40403)

@@ -121,6 +121,19 @@ def test_strict_avro_validation_raises_a_value_error_as_confluent(ours, theirs) 
         AvroSerializer(ours, schema)({"n": 1.5}, ctx("strict"))
 
 
+def test_a_frame_ending_inside_its_message_indexes_raises_eof_error_as_confluent() -> None:
+    from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer as CProtoDeserializer
+    from google.protobuf import timestamp_pb2
+
+    truncated = b"\x00\x00\x00\x00\x01\x04"  # id 1, two message indexes announced, none given
+    peer = CProtoDeserializer(timestamp_pb2.Timestamp, {"use.deprecated.format": False})
+    with pytest.raises(EOFError):
+        peer(truncated, ctx("eof"))
+    with pytest.raises(EOFError) as caught:
+        ProtobufDeserializer(timestamp_pb2.Timestamp)(truncated, ctx("eof"))
+    assert isinstance(caught.value, SerializationError)
+
+
 def test_references_without_a_client_raise_value_error_as_confluent() -> None:
     with_refs = Schema('{"$ref": "other.json"}', "JSON", [SchemaReference("other.json", "o", 1)])
     with pytest.raises(
