@@ -39,7 +39,7 @@ from serdes._serde import (
     register_or_lookup,
     subject_or_none,
 )
-from serdes.errors import SerializationError, SerializationTypeError, SerializationValueError
+from serdes.errors import SerializationError, SerializationValueError, like
 from serdes.schema import Schema
 
 __all__ = ["AvroDeserializer", "AvroSerializer", "parse_avro_schema"]
@@ -402,12 +402,7 @@ def _mismatch(value: Any, parsed: Any, exc: BaseException) -> SerializationError
         errors = getattr(verr, "errors", None)
         detail = "; ".join(str(e) for e in errors) if errors else str(verr)
     # confluent-kafka lets fastavro's ValueError/TypeError through: ours is catchable as those.
-    cls: type[SerializationError] = SerializationError
-    if isinstance(exc, ValueError):
-        cls = SerializationValueError
-    elif isinstance(exc, TypeError):
-        cls = SerializationTypeError
-    err = cls(f"record does not match the Avro schema: {detail}")
+    err = like(exc, f"record does not match the Avro schema: {detail}")
     err.__cause__ = exc
     return err
 
@@ -608,9 +603,10 @@ class _Reader:
 
 
 def _undecodable(reader: _Reader, exc: BaseException) -> SerializationError:
-    return SerializationError(
+    return like(
+        exc,
         f"payload does not decode as Avro with writer schema {reader.label}: "
-        f"{type(exc).__name__}: {exc}"
+        f"{type(exc).__name__}: {exc}",
     )
 
 

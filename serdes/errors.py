@@ -18,6 +18,7 @@ __all__ = [
     "SerializationTypeError",
     "SerializationValueError",
     "UnknownSchemaError",
+    "like",
 ]
 
 
@@ -86,6 +87,18 @@ class UnknownSchemaError(SerializationError, SchemaRegistryError):
 
     def __repr__(self) -> str:
         return f"UnknownSchemaError({self.message!r})"
+
+
+def like(cause: BaseException, message: str) -> SerializationError:
+    """A ``SerializationError`` for ``cause`` that is also catchable as the ``ValueError``,
+    ``TypeError`` or ``EOFError`` confluent-kafka lets through in the same situation."""
+    if isinstance(cause, EOFError):
+        return SerializationEOFError(message)
+    if isinstance(cause, ValueError):
+        return SerializationValueError(message)
+    if isinstance(cause, TypeError):
+        return SerializationTypeError(message)
+    return SerializationError(message)
 
 
 class OAuthTokenError(Exception):

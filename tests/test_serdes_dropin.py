@@ -121,6 +121,82 @@ def test_strict_avro_validation_raises_a_value_error_as_confluent(ours, theirs) 
         AvroSerializer(ours, schema)({"n": 1.5}, ctx("strict"))
 
 
+def test_every_bad_input_raises_what_confluent_raises(ours, theirs) -> None:
+    """For each bad input, ours is an instance of every class confluent-kafka's exception is."""
+    from confluent_kafka.schema_registry.error import SchemaRegistryError as CSRError
+    from confluent_kafka.schema_registry.json_schema import JSONDeserializer as CJSONDeserializer
+    from confluent_kafka.schema_registry.json_schema import JSONSerializer as CJSONSerializer
+
+    from serdes import SchemaRegistryError
+
+    record = json.dumps(
+        {
+            "type": "record",
+            "name": "Exc",
+            "fields": [{"name": "n", "type": "int"}, {"name": "s", "type": "string"}],
+        }
+    )
+    doc = json.dumps({"type": "object", "properties": {"n": {"type": "integer"}}})
+    c, j = ctx("exc"), ctx("exc-json")
+    avro_c = CAvroSerializer(theirs, record)({"n": 1, "s": "x"}, c)
+    avro_o = AvroSerializer(ours, record)({"n": 1, "s": "x"}, c)
+    json_c = CJSONSerializer(doc, theirs)({"n": 1}, j)
+    json_o = JSONSerializer(doc, ours)({"n": 1}, j)
+    unknown_id = b"\x00\x00\x0f\x42\x3f\x02"
+    cases = {
+        "avro wrong type": (
+            lambda: CAvroSerializer(theirs, record)({"n": "x", "s": "x"}, c),
+            lambda: AvroSerializer(ours, record)({"n": "x", "s": "x"}, c),
+        ),
+        "avro missing field": (
+            lambda: CAvroSerializer(theirs, record)({"n": 1}, c),
+            lambda: AvroSerializer(ours, record)({"n": 1}, c),
+        ),
+        "avro not a record": (
+            lambda: CAvroSerializer(theirs, record)(5, c),
+            lambda: AvroSerializer(ours, record)(5, c),
+        ),
+        "avro truncated": (
+            lambda: CAvroDeserializer(theirs)(avro_c[:-2], c),
+            lambda: AvroDeserializer(ours)(avro_o[:-2], c),
+        ),
+        "bad magic byte": (
+            lambda: CAvroDeserializer(theirs)(b"\x07" + avro_c[1:], c),
+            lambda: AvroDeserializer(ours)(b"\x07" + avro_o[1:], c),
+        ),
+        "unknown schema id": (
+            lambda: CAvroDeserializer(theirs)(unknown_id, c),
+            lambda: AvroDeserializer(ours)(unknown_id, c),
+        ),
+        "json value invalid": (
+            lambda: CJSONSerializer(doc, theirs)({"n": "x"}, j),
+            lambda: JSONSerializer(doc, ours)({"n": "x"}, j),
+        ),
+        "json payload not json": (
+            lambda: CJSONDeserializer(doc)(json_c[:5] + b"{bad", j),
+            lambda: JSONDeserializer(doc)(json_o[:5] + b"{bad", j),
+        ),
+        "json not serializable": (
+            lambda: CJSONSerializer(doc, theirs)({"n": 1, "x": object()}, j),
+            lambda: JSONSerializer(doc, ours)({"n": 1, "x": object()}, j),
+        ),
+        "no context": (
+            lambda: CAvroSerializer(theirs, record)({"n": 1, "s": "x"}, None),
+            lambda: AvroSerializer(ours, record)({"n": 1, "s": "x"}, None),
+        ),
+    }
+    classes = [(ValueError, ValueError), (TypeError, TypeError), (EOFError, EOFError)]
+    classes += [(SerializationError, SerializationError), (CSRError, SchemaRegistryError)]
+    for name, (peer, mine) in cases.items():
+        with pytest.raises(Exception) as expected:
+            peer()
+        with pytest.raises(Exception) as got:
+            mine()
+        for theirs_cls, ours_cls in classes:
+            if isinstance(expected.value, theirs_cls):
+                assert isinstance(got.value, ours_cls), (name, expected.value, got.value)
+
+
 def test_a_frame_ending_inside_its_message_indexes_raises_eof_error_as_confluent() -> None:
     from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer as CProtoDeserializer
     from google.protobuf import timestamp_pb2
