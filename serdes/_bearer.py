@@ -19,7 +19,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import orjson
 
-from serdes.errors import SchemaRegistryError
+from serdes.errors import OAuthTokenError, SchemaRegistryError
 
 __all__ = ["AZURE_IMDS_TOKEN_ENDPOINT", "Bearer", "build_bearer", "normalize_identity_pool"]
 
@@ -28,10 +28,13 @@ _EXPIRY_THRESHOLD = 0.8
 
 
 class _Http(Protocol):
-    """What a token source needs from the client's transport: its pool and timeout."""
+    """What a token source needs from the client's transport: pool, timeout, retry policy."""
 
     pool: Any
     timeout: Any
+    max_retries: int
+
+    def _backoff(self, attempt: int) -> None: ...
 
 
 def normalize_identity_pool(identity_pool_raw: str | list[str] | None) -> str | None:
@@ -155,9 +158,24 @@ class _Fetched(Bearer):
         if self._token is None or time.time() >= self._expires:
             with self._lock:
                 if self._token is None or time.time() >= self._expires:
-                    self._refresh()
+                    self._refresh_with_retries()
         assert self._token is not None
         return self._token
+
+    def _refresh_with_retries(self) -> None:
+        """As confluent-kafka: ``max.retries`` more tries with backoff, then ``OAuthTokenError``."""
+        retries = self._http.max_retries
+        for attempt in range(retries + 1):
+            try:
+                self._refresh()
+                return
+            except Exception as exc:
+                if attempt >= retries:
+                    raise OAuthTokenError(
+                        f"Failed to retrieve token after {retries} attempts due to error: {exc}",
+                        getattr(exc, "http_status_code", None),
+                    ) from exc
+                self._http._backoff(attempt)
 
     def _request(self, method: str, url: str, **kw: Any) -> dict[str, Any]:
         resp = self._http.pool.request(method, url, retries=False, timeout=self._http.timeout, **kw)

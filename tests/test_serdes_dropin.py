@@ -240,12 +240,17 @@ class _Capture(BaseHTTPRequestHandler):
                 "path": split.path,
                 "query": parse_qs(split.query),
                 "headers": dict(self.headers),
-                "body": json.loads(body) if body else None,
+                "body": json.loads(body)
+                if body and "json" in (self.headers.get("Content-Type") or "")
+                else body.decode() or None,
             }
         )
         reply = self.replies.get(split.path, {})
+        status = 200
+        if isinstance(reply, tuple):
+            status, reply = reply
         data = json.dumps(reply).encode()
-        self.send_response(200)
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -339,6 +344,33 @@ def test_identity_pool_list_is_sent_comma_separated(capture) -> None:
     assert headers["Confluent-Identity-Pool-Id"] == "pool-a,pool-b"
     assert headers["Authorization"] == "Bearer tok"
     assert headers["target-sr-cluster"] == "lsrc-1"
+
+
+def test_a_token_endpoint_that_fails_gives_oauth_token_error_after_retries(capture) -> None:
+    from serdes.errors import OAuthTokenError
+
+    url, seen, replies = capture
+    replies["/token"] = (500, {"error": "down"})
+    client = SchemaRegistryClient(
+        {
+            "url": url,
+            "max.retries": 2,
+            "retries.wait.ms": 1,
+            "retries.max.wait.ms": 2,
+            "bearer.auth.credentials.source": "OAUTHBEARER",
+            "bearer.auth.logical.cluster": "c",
+            "bearer.auth.client.id": "id",
+            "bearer.auth.client.secret": "secret",
+            "bearer.auth.scope": "sr",
+            "bearer.auth.issuer.endpoint.url": f"{url}/token",
+        }
+    )
+    with pytest.raises(OAuthTokenError, match="Failed to retrieve token after 2 attempts"):
+        client.get_subjects()
+    assert [r["path"] for r in seen] == ["/token"] * 3  # the first try and two retries
+    assert seen[0]["method"] == "POST"
+    assert seen[0]["headers"]["Content-Type"] == "application/x-www-form-urlencoded"
+    assert parse_qs(seen[0]["body"]) == {"grant_type": ["client_credentials"], "scope": ["sr"]}
 
 
 def test_normalize_identity_pool_as_confluent() -> None:
