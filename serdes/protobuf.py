@@ -40,9 +40,10 @@ from serdes._serde import (
     SERIALIZER_KEYS,
     SerdeConf,
     check_no_rules,
+    fetch_writer_schema,
     register_or_lookup,
 )
-from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
+from serdes.errors import SerializationError
 from serdes.protobuf_decimal import decimal_to_protobuf, protobuf_to_decimal
 from serdes.schema import Schema, SchemaReference
 from serdes.strategies import reference_subject_name_strategy
@@ -425,20 +426,9 @@ class ProtobufDeserializer(Deserializer):
         cached = self._pools.get(key)
         if cached is not None:
             return cached
-        if frame.schema_id is not None:
-            try:
-                schema = self._registry.get_schema(frame.schema_id, subject, "serialized")
-            except SchemaRegistryError as exc:
-                if exc.http_status_code == 404:
-                    raise UnknownSchemaError(f"id {frame.schema_id}", exc) from exc
-                raise
-        else:
-            try:
-                schema = self._registry.get_schema_by_guid(str(frame.guid), "serialized")
-            except SchemaRegistryError as exc:
-                if exc.http_status_code == 404:
-                    raise UnknownSchemaError(f"GUID {frame.guid}", exc) from exc
-                raise
+        schema, _ = fetch_writer_schema(
+            self._registry, frame.schema_id, frame.guid, subject, "serialized"
+        )
         check_no_rules(schema, f"writer schema {label}")
         pool = descriptor_pool.DescriptorPool()
         seen: set[str] = set()
