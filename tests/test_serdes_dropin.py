@@ -268,7 +268,7 @@ def capture() -> Iterator[tuple[str, list[dict[str, Any]], dict[str, Any]]]:
     replies: dict[str, Any] = {}
     handler = type("Handler", (_Capture,), {"seen": seen, "replies": replies})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}", seen, replies
