@@ -10,9 +10,19 @@ Not carried over: data-contract rules. ``rule_conf``/``rule_registry`` are accep
 constructor calls keep working, but rules are not executed, and a schema that carries rules is
 refused with ``SerializationError`` rather than used without them. The serializer/deserializer
 builders and the async client are not provided either.
+
+``SchemaRegistryClient({"url": "mock://scope"})`` is an in-memory registry for unit tests
+(``serdes.mock_client``).
 """
 
-from serdes.client import Association, SchemaRegistryClient
+from serdes.associations import (
+    Association,
+    AssociationCreateOrUpdateInfo,
+    AssociationCreateOrUpdateRequest,
+    AssociationInfo,
+    AssociationResponse,
+)
+from serdes.client import SchemaRegistryClient
 from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
 from serdes.schema import (
     ConfigCompatibilityLevel,
@@ -42,6 +52,10 @@ from serdes.wire import (
 __all__ = [
     "AssociatedNameStrategy",
     "Association",
+    "AssociationCreateOrUpdateInfo",
+    "AssociationCreateOrUpdateRequest",
+    "AssociationInfo",
+    "AssociationResponse",
     "ConfigCompatibilityLevel",
     "Metadata",
     "RegisteredSchema",

@@ -155,7 +155,12 @@ class SerdeConf:
 def register_or_lookup(
     client: Any, conf: SerdeConf, subject: str, schema: Schema
 ) -> RegisteredSchema:
-    """Register ``schema`` under ``subject`` (``auto.register.schemas``) or find its id."""
+    """Register ``schema`` under ``subject`` (``auto.register.schemas``) or find its id.
+
+    A schema carrying rules is refused here, before anything is registered: the one place the
+    serializers check the schema they were given (the data-contracts engine replaces it).
+    """
+    check_no_rules(schema, f"the schema given to the serializer for subject {subject}")
     if conf.auto_register:
         return client.register_schema_full_response(
             subject, schema, normalize_schemas=conf.normalize
@@ -178,17 +183,18 @@ def check_no_rules(schema: Any, where: str) -> None:
 
 
 def fetch_writer_schema(
-    client: Any, schema_id: int | None, guid: Any, subject: str | None
+    client: Any, schema_id: int | None, guid: Any, subject: str | None, fmt: str | None = None
 ) -> tuple[Schema, str | None]:
-    """The writer schema of a frame; a 404 becomes ``UnknownSchemaError`` naming the id/GUID."""
+    """The writer schema of a frame (in ``fmt``, e.g. Protobuf's ``serialized``); a 404 becomes
+    ``UnknownSchemaError`` naming the id/GUID."""
     try:
         if schema_id is not None:
             if hasattr(client, "get_schema_full_response"):
-                rs = client.get_schema_full_response(schema_id, subject)
+                rs = client.get_schema_full_response(schema_id, subject, fmt)
                 return rs.schema, rs.guid
-            return client.get_schema(schema_id, subject), None
+            return client.get_schema(schema_id, subject, fmt), None
         if guid is not None:
-            return client.get_schema_by_guid(str(guid)), str(guid)
+            return client.get_schema_by_guid(str(guid), fmt), str(guid)
     except SchemaRegistryError as exc:
         if exc.http_status_code == 404:
             what = f"id {schema_id}" if schema_id is not None else f"GUID {guid}"

@@ -39,7 +39,7 @@ from serdes._serde import (
     register_or_lookup,
     subject_or_none,
 )
-from serdes.errors import SerializationError
+from serdes.errors import SerializationError, SerializationValueError, like
 from serdes.schema import Schema
 
 __all__ = ["AvroDeserializer", "AvroSerializer", "parse_avro_schema"]
@@ -120,7 +120,7 @@ def parse_avro_schema(schema: Schema, client: Any) -> Any:
                 continue
             seen.add(key)
             if client is None:
-                raise SerializationError(
+                raise SerializationValueError(
                     f"schema references {ref.subject} version {ref.version} but no "
                     "SchemaRegistryClient was given to fetch it"
                 )
@@ -131,7 +131,46 @@ def parse_avro_schema(schema: Schema, client: Any) -> Any:
     add_references(schema.references)
     if schema.schema_str is None:
         raise SerializationError("schema has no schema string")
-    return parse_schema(json.loads(schema.schema_str), named_schemas=named)
+    parsed = parse_schema(json.loads(schema.schema_str), named_schemas=named)
+    if isinstance(parsed, list):
+        # A top-level union has no place for fastavro's named types, and fastavro re-parses a
+        # list on every read: inline each named type where first used, so it stands alone.
+        return _ParsedUnion(parse_schema(_inline_named(parsed, named, set())), named)
+    return parsed
+
+
+def _inline_named(node: Any, named: dict[str, Any], defined: set[str]) -> Any:
+    """``node`` with each named type's definition put where it is first referenced."""
+    if isinstance(node, str):
+        if node in named and node not in defined:
+            defined.add(node)
+            return _inline_named(named[node], named, defined)
+        return node
+    if isinstance(node, list):
+        return [_inline_named(item, named, defined) for item in node]
+    if isinstance(node, dict):
+        name = node.get("name")
+        if node.get("type") in ("record", "error", "enum", "fixed") and isinstance(name, str):
+            defined.add(name)
+        out = {}
+        for key, value in node.items():
+            if key.startswith("__"):
+                continue
+            if key in ("type", "items", "values"):
+                value = _inline_named(value, named, defined)
+            elif key == "fields":
+                value = [{**f, "type": _inline_named(f["type"], named, defined)} for f in value]
+            out[key] = value
+        return out
+    return node
+
+
+class _ParsedUnion(list):
+    """fastavro's parsed top-level union, with the named types (references included) it needs."""
+
+    def __init__(self, branches: list[Any], named: dict[str, Any]) -> None:
+        super().__init__(branches)
+        self.named_schemas = named
 
 
 def _record_name(schema: Schema, parsed: Any) -> str | None:
@@ -155,7 +194,7 @@ def _not_int(value: Any, path: str, kind: str) -> None:
     if isinstance(value, int):  # bool and int subclasses: exact
         return
     if isinstance(value, float):
-        raise SerializationError(
+        raise SerializationValueError(
             f"field {path}: {value!r} is a float but the schema says {kind}; it would be "
             f"written truncated to {int(value)}"
         )
@@ -163,7 +202,7 @@ def _not_int(value: Any, path: str, kind: str) -> None:
 
 
 def _int_range(value: int, path: str) -> None:
-    raise SerializationError(
+    raise SerializationValueError(
         f"field {path}: {value} does not fit an Avro int (32 bits); the schema says int, not long"
     )
 
@@ -173,14 +212,14 @@ def _not_bool(value: Any, path: str, present: bool = True) -> None:
         return
     if value.__class__ is int and value in (0, 1):
         return
-    raise SerializationError(
+    raise SerializationValueError(
         f"field {path}: {value!r} ({type(value).__name__}) is not a boolean; it would be "
         f"written as {bool(value)}"
     )
 
 
 def _float_range(value: float, path: str) -> None:
-    raise SerializationError(
+    raise SerializationValueError(
         f"field {path}: {value!r} is beyond the range of an Avro float (32 bits); it would be "
         "written as infinity"
     )
@@ -320,9 +359,21 @@ class _GuardBuilder:
         return []
 
 
+def named_schemas(parsed: Any) -> dict[str, Any]:
+    """The named types of a parsed schema; a top-level union's come from its branches."""
+    if isinstance(parsed, dict):
+        return dict(parsed.get("__named_schemas", {}))
+    named: dict[str, Any] = dict(getattr(parsed, "named_schemas", {}))
+    if isinstance(parsed, list):
+        for branch in parsed:
+            if isinstance(branch, dict):
+                named.update(branch.get("__named_schemas", {}))
+    return named
+
+
 def compile_guard(parsed: Any) -> Callable[[Any], None] | None:
     """A function raising ``SerializationError`` for values fastavro would write wrongly."""
-    named = dict(parsed.get("__named_schemas", {})) if isinstance(parsed, dict) else {}
+    named = named_schemas(parsed)
     builder = _GuardBuilder(named)
     top = builder.check(parsed, "d", "", "    ", ())
     if not top:
@@ -350,7 +401,8 @@ def _mismatch(value: Any, parsed: Any, exc: BaseException) -> SerializationError
     except Exception as verr:  # fastavro.validation.ValidationError lists the field paths
         errors = getattr(verr, "errors", None)
         detail = "; ".join(str(e) for e in errors) if errors else str(verr)
-    err = SerializationError(f"record does not match the Avro schema: {detail}")
+    # confluent-kafka lets fastavro's ValueError/TypeError through: ours is catchable as those.
+    err = like(exc, f"record does not match the Avro schema: {detail}")
     err.__cause__ = exc
     return err
 
@@ -362,7 +414,7 @@ class _Writer:
 
     def __init__(self, parsed: Any, schema_id: wire.SchemaId, prefix: bytes | None) -> None:
         self.parsed = parsed
-        self.named = parsed.get("__named_schemas", {}) if isinstance(parsed, dict) else {}
+        self.named = named_schemas(parsed)
         self.schema_id = schema_id
         self.prefix = prefix
         self.is_bytes = _is_bytes(parsed)
@@ -551,9 +603,10 @@ class _Reader:
 
 
 def _undecodable(reader: _Reader, exc: BaseException) -> SerializationError:
-    return SerializationError(
+    return like(
+        exc,
         f"payload does not decode as Avro with writer schema {reader.label}: "
-        f"{type(exc).__name__}: {exc}"
+        f"{type(exc).__name__}: {exc}",
     )
 
 

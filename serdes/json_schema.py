@@ -32,7 +32,7 @@ from serdes._serde import (
     fetch_writer_schema,
     register_or_lookup,
 )
-from serdes.errors import SerializationError
+from serdes.errors import SerializationError, SerializationValueError, like
 from serdes.schema import Schema
 
 __all__ = ["JSONDeserializer", "JSONSerializer"]
@@ -96,9 +96,9 @@ def compile_json_schema(schema: Schema, client: Any) -> _Compiled:
                 continue
             seen.add(key)
             if client is None:
-                raise SerializationError(
-                    "schema_registry_client must be provided if schema_str is a Schema with "
-                    "references"
+                raise SerializationValueError(
+                    'schema_registry_client must be provided if "schema_str" is a Schema '
+                    "instance with references"
                 )
             referenced = client.get_version(ref.subject, ref.version, True)
             add(referenced.schema.references)
@@ -224,7 +224,7 @@ class JSONSerializer(Serializer):
         try:
             body = self._encode(value)
         except TypeError as exc:
-            raise SerializationError(f"record is not JSON-serializable: {exc}") from exc
+            raise like(exc, f"record is not JSON-serializable: {exc}") from exc
         if body.__class__ is str:
             body = body.encode("utf-8")  # type: ignore[union-attr]
         if prefix is not None:
@@ -341,7 +341,7 @@ class JSONDeserializer(Deserializer):
         try:
             value = self._decode_json(data[offset:])
         except (orjson.JSONDecodeError, ValueError) as exc:
-            raise SerializationError(f"payload of schema {label} is not valid JSON: {exc}") from exc
+            raise like(exc, f"payload of schema {label} is not valid JSON: {exc}") from exc
         if self._validate and compiled is not None:
             compiled.check(value, f"payload of schema {label}")
         if self._from_dict is not None:

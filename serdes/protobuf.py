@@ -43,11 +43,19 @@ from serdes._serde import (
     fetch_writer_schema,
     register_or_lookup,
 )
-from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
+from serdes.errors import SerializationError
+from serdes.protobuf_decimal import decimal_to_protobuf, protobuf_to_decimal
 from serdes.schema import Schema, SchemaReference
 from serdes.strategies import reference_subject_name_strategy
 
-__all__ = ["ProtobufDeserializer", "ProtobufSerializer", "message_index_path", "message_to_dict"]
+__all__ = [
+    "ProtobufDeserializer",
+    "ProtobufSerializer",
+    "decimal_to_protobuf",
+    "message_index_path",
+    "message_to_dict",
+    "protobuf_to_decimal",
+]
 
 _SCHEMA_TYPE = "PROTOBUF"
 _VALUE = MessageField.VALUE
@@ -57,13 +65,23 @@ def _is_builtin(name: str) -> bool:
     return name.startswith(("confluent/", "google/protobuf/", "google/type/"))
 
 
+def _declared(nested: Any) -> list[Descriptor]:
+    """The nested messages as declared: protoc's synthetic map entry types left out."""
+    return [m for m in nested if not m.GetOptions().map_entry]
+
+
 def message_index_path(desc: Descriptor) -> list[int]:
-    """Where ``desc`` sits in its file: top-level index, then nested indexes."""
+    """Where ``desc`` sits in its file: top-level index, then nested indexes.
+
+    Map entry types (``TagsEntry`` for a ``map<..> tags`` field) are not counted, as Confluent's
+    Java and JavaScript clients count (confluent-kafka-python counts them, so its path for a
+    message declared after a map field is one higher; the deserializer reads both).
+    """
     path: list[int] = []
     current = desc
     while current.containing_type is not None:
         parent = current.containing_type
-        path.append(list(parent.nested_types).index(current))
+        path.append(_declared(parent.nested_types).index(current))
         current = parent
     path.append(list(current.file.message_types_by_name.values()).index(current))
     path.reverse()
@@ -72,6 +90,10 @@ def message_index_path(desc: Descriptor) -> list[int]:
 
 def _file_schema_str(file: FileDescriptor) -> str:
     return base64.standard_b64encode(file.serialized_pb).decode("ascii")
+
+
+# confluent-kafka's name for it, which tests written against it import
+_schema_to_str = _file_schema_str
 
 
 class ProtobufSerializer(Serializer):
@@ -404,15 +426,9 @@ class ProtobufDeserializer(Deserializer):
         cached = self._pools.get(key)
         if cached is not None:
             return cached
-        if frame.schema_id is not None:
-            try:
-                schema = self._registry.get_schema(frame.schema_id, subject, "serialized")
-            except SchemaRegistryError as exc:
-                if exc.http_status_code == 404:
-                    raise UnknownSchemaError(f"id {frame.schema_id}", exc) from exc
-                raise
-        else:
-            schema, _ = fetch_writer_schema(self._registry, None, frame.guid, subject)
+        schema, _ = fetch_writer_schema(
+            self._registry, frame.schema_id, frame.guid, subject, "serialized"
+        )
         check_no_rules(schema, f"writer schema {label}")
         pool = descriptor_pool.DescriptorPool()
         seen: set[str] = set()
@@ -451,11 +467,16 @@ class ProtobufDeserializer(Deserializer):
 
     @staticmethod
     def _message_descriptor(file: FileDescriptor, indexes: list[int], label: str) -> Descriptor:
-        # Map entry types are not counted: registries (Confluent's Java model, ours) list them
-        # in different places among the nested types, the messages people declare are stable.
+        # Nested indexes count declared messages, not map entry types (Confluent's Java and
+        # JavaScript clients, and our serializer). confluent-kafka-python counts the entries
+        # too: an index past the declared messages is read its way when that names a message.
         messages = list(file.message_types_by_name.values())
         desc: Descriptor | None = None
         for depth, index in enumerate(indexes):
+            if depth > 0 and index >= len(messages) and desc is not None:
+                every = list(desc.nested_types)
+                if index < len(every) and not every[index].GetOptions().map_entry:
+                    messages = every
             if not 0 <= index < len(messages):
                 where = "top-level" if depth == 0 else f"nested in {desc.full_name}"  # type: ignore[union-attr]
                 raise SerializationError(
@@ -463,7 +484,7 @@ class ProtobufDeserializer(Deserializer):
                     f"{index} out of range, {len(messages)} {where} message(s)"
                 )
             desc = messages[index]
-            messages = [m for m in desc.nested_types if not m.GetOptions().map_entry]
+            messages = _declared(desc.nested_types)
         assert desc is not None
         return desc
 

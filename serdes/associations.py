@@ -1,0 +1,200 @@
+"""The ``/associations`` API's documents: which subjects a resource (a Kafka topic) uses.
+
+Same classes, fields and JSON names as confluent-kafka's (``Association``,
+``AssociationInfo``, ``AssociationCreateOrUpdateInfo``, ``AssociationCreateOrUpdateRequest``,
+``AssociationResponse``); the client methods that send them are
+``SchemaRegistryClient.create_association``, ``delete_associations`` and
+``get_associations_by_resource_name``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from serdes.schema import Schema
+
+__all__ = [
+    "Association",
+    "AssociationCreateOrUpdateInfo",
+    "AssociationCreateOrUpdateRequest",
+    "AssociationInfo",
+    "AssociationResponse",
+]
+
+
+def _put(out: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None:
+        out[key] = value
+
+
+@dataclass(frozen=True)
+class Association:
+    """A subject associated with a resource (a topic), as ``/associations`` answers."""
+
+    subject: str | None
+    guid: str | None
+    resource_name: str | None
+    resource_namespace: str | None
+    resource_id: str | None
+    resource_type: str | None
+    association_type: str | None
+    frozen: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        _put(out, "subject", self.subject)
+        _put(out, "guid", self.guid)
+        _put(out, "resourceName", self.resource_name)
+        _put(out, "resourceNamespace", self.resource_namespace)
+        _put(out, "resourceId", self.resource_id)
+        _put(out, "resourceType", self.resource_type)
+        _put(out, "associationType", self.association_type)
+        out["frozen"] = self.frozen
+        return out
+
+    @classmethod
+    def from_dict(cls, src: dict[str, Any]) -> Association:
+        return cls(
+            subject=src.get("subject"),
+            guid=src.get("guid"),
+            resource_name=src.get("resourceName"),
+            resource_namespace=src.get("resourceNamespace"),
+            resource_id=src.get("resourceId"),
+            resource_type=src.get("resourceType"),
+            association_type=src.get("associationType"),
+            frozen=bool(src.get("frozen", False)),
+        )
+
+
+@dataclass
+class AssociationInfo:
+    """One association in an ``AssociationResponse``."""
+
+    subject: str | None = None
+    association_type: str | None = None
+    lifecycle: str | None = None
+    frozen: bool = False
+    schema: Schema | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        _put(out, "subject", self.subject)
+        _put(out, "associationType", self.association_type)
+        _put(out, "lifecycle", self.lifecycle)
+        out["frozen"] = self.frozen
+        if self.schema is not None:
+            out["schema"] = self.schema.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, src: dict[str, Any]) -> AssociationInfo:
+        schema = src.get("schema")
+        return cls(
+            subject=src.get("subject"),
+            association_type=src.get("associationType"),
+            lifecycle=src.get("lifecycle"),
+            frozen=bool(src.get("frozen", False)),
+            schema=Schema.from_dict(schema) if schema else None,
+        )
+
+
+@dataclass
+class AssociationCreateOrUpdateInfo:
+    """One association to create or update (subject, type, lifecycle, optional schema)."""
+
+    subject: str | None = None
+    association_type: str | None = None
+    lifecycle: str | None = None
+    frozen: bool | None = None
+    schema: Schema | None = None
+    normalize: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        _put(out, "subject", self.subject)
+        _put(out, "associationType", self.association_type)
+        _put(out, "lifecycle", self.lifecycle)
+        _put(out, "frozen", self.frozen)
+        if self.schema is not None:
+            out["schema"] = self.schema.to_dict()
+        _put(out, "normalize", self.normalize)
+        return out
+
+    @classmethod
+    def from_dict(cls, src: dict[str, Any]) -> AssociationCreateOrUpdateInfo:
+        schema = src.get("schema")
+        return cls(
+            subject=src.get("subject"),
+            association_type=src.get("associationType"),
+            lifecycle=src.get("lifecycle"),
+            frozen=src.get("frozen"),
+            schema=Schema.from_dict(schema) if schema else None,
+            normalize=src.get("normalize"),
+        )
+
+
+@dataclass
+class AssociationCreateOrUpdateRequest:
+    """The body of ``POST /associations``: a resource and the associations to give it."""
+
+    resource_name: str | None = None
+    resource_namespace: str | None = None
+    resource_id: str | None = None
+    resource_type: str | None = None
+    associations: list[AssociationCreateOrUpdateInfo] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        _put(out, "resourceName", self.resource_name)
+        _put(out, "resourceNamespace", self.resource_namespace)
+        _put(out, "resourceId", self.resource_id)
+        _put(out, "resourceType", self.resource_type)
+        if self.associations is not None:
+            out["associations"] = [a.to_dict() for a in self.associations]
+        return out
+
+    @classmethod
+    def from_dict(cls, src: dict[str, Any]) -> AssociationCreateOrUpdateRequest:
+        found = src.get("associations")
+        return cls(
+            resource_name=src.get("resourceName"),
+            resource_namespace=src.get("resourceNamespace"),
+            resource_id=src.get("resourceId"),
+            resource_type=src.get("resourceType"),
+            associations=[AssociationCreateOrUpdateInfo.from_dict(a) for a in found]
+            if found
+            else None,
+        )
+
+
+@dataclass
+class AssociationResponse:
+    """The answer to ``POST /associations``: the resource and the associations it now has."""
+
+    resource_name: str | None = None
+    resource_namespace: str | None = None
+    resource_id: str | None = None
+    resource_type: str | None = None
+    associations: list[AssociationInfo] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        _put(out, "resourceName", self.resource_name)
+        _put(out, "resourceNamespace", self.resource_namespace)
+        _put(out, "resourceId", self.resource_id)
+        _put(out, "resourceType", self.resource_type)
+        if self.associations is not None:
+            out["associations"] = [a.to_dict() for a in self.associations]
+        return out
+
+    @classmethod
+    def from_dict(cls, src: dict[str, Any]) -> AssociationResponse:
+        found = src.get("associations")
+        return cls(
+            resource_name=src.get("resourceName"),
+            resource_namespace=src.get("resourceNamespace"),
+            resource_id=src.get("resourceId"),
+            resource_type=src.get("resourceType"),
+            associations=[AssociationInfo.from_dict(a) for a in found] if found else None,
+        )
