@@ -9,9 +9,14 @@ confluent-kafka's; faster. This package never imports the ``registry`` server pa
 Not carried over: data-contract rules. ``rule_conf``/``rule_registry`` are accepted so that
 constructor calls keep working, but rules are not executed, and a schema that carries rules is
 refused with ``SerializationError`` rather than used without them. The serializer/deserializer
-builders and the async client are not provided either.
+builders are not provided either.
+
+asyncio: ``AsyncSchemaRegistryClient`` and ``serdes.avro.AsyncAvroSerializer`` (and the
+deserializer, and the Protobuf and JSON Schema ones) run this same code with its registry calls
+awaited (``serdes._async``).
 """
 
+from serdes._async.client import AsyncSchemaRegistryClient
 from serdes.client import Association, SchemaRegistryClient
 from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
 from serdes.schema import (
@@ -42,6 +47,7 @@ from serdes.wire import (
 __all__ = [
     "AssociatedNameStrategy",
     "Association",
+    "AsyncSchemaRegistryClient",
     "ConfigCompatibilityLevel",
     "Metadata",
     "RegisteredSchema",
