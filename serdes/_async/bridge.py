@@ -17,6 +17,7 @@ The technique is SQLAlchemy's asyncio extension's; this module is written for se
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -40,27 +41,27 @@ class _Worker(greenlet.greenlet):
     """A greenlet that runs sync calls for ``run_sync``, one after another."""
 
 
-def _serve(job: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]) -> None:
+def _serve(job: tuple[Callable[..., Any], tuple[Any, ...]]) -> None:
+    switch = greenlet.getcurrent().parent.switch
     while True:
-        fn, args, kwargs = job
+        fn, args = job
         try:
-            outcome: tuple[int, Any] = (_DONE, fn(*args, **kwargs))
+            outcome: tuple[int, Any] = (_DONE, fn(*args))
         except greenlet.GreenletExit:
             raise
         except BaseException as exc:
             outcome = (_RAISED, exc)
-        del fn, args, kwargs
-        job = greenlet.getcurrent().parent.switch(outcome)
+        job = fn = args = None  # type: ignore[assignment]  # hold no references while idle
+        job = switch(outcome)
+        switch = greenlet.getcurrent().parent.switch  # the next caller may be another greenlet
 
 
-_local = threading.local()
+class _Idle(threading.local):
+    def __init__(self) -> None:
+        self.workers: list[_Worker] = []
 
 
-def _idle() -> list[_Worker]:
-    idle = getattr(_local, "idle", None)
-    if idle is None:
-        idle = _local.idle = []
-    return idle
+_idle = _Idle()
 
 
 def await_only(awaitable: Awaitable[T]) -> T:
@@ -78,12 +79,15 @@ def await_only(awaitable: Awaitable[T]) -> T:
 
 async def run_sync(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run ``fn(*args, **kwargs)``, awaiting every awaitable it passes to ``await_only``."""
-    idle = _idle()
+    if kwargs:
+        fn = functools.partial(fn, **kwargs)
+    idle = _idle.workers
     here = greenlet.getcurrent()
-    worker = idle.pop() if idle else _Worker(_serve)
-    worker.parent = here
+    worker = idle.pop() if idle else _Worker(_serve, here)
+    if worker.parent is not here:
+        worker.parent = here
     worker.gr_context = here.gr_context
-    kind, payload = worker.switch((fn, args, kwargs))
+    kind, payload = worker.switch((fn, args))
     while kind == _AWAIT:
         try:
             value = await payload
@@ -91,7 +95,7 @@ async def run_sync(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
             kind, payload = worker.throw(exc)
         else:
             kind, payload = worker.switch(value)
-    if len(idle) < _IDLE_WORKERS and not worker.dead:
+    if len(idle) < _IDLE_WORKERS:
         idle.append(worker)
     if kind == _RAISED:
         raise payload
