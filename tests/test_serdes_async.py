@@ -468,3 +468,48 @@ def test_cancelled_call_leaves_the_serializer_usable(registry_server: Any) -> No
         await client.aclose()
 
     run(scenario)
+
+
+def test_async_cluster_id_resolver_and_async_bearer_provider(registry_server: Any) -> None:
+    """``set_async_cluster_id_resolver`` (as confluent-kafka's) names the namespace of the
+    associated strategy's lookups; a CUSTOM bearer provider may be a coroutine function."""
+    name = topic()
+    ctx = value_ctx(name)
+    asked: list[str] = []
+
+    async def cluster_id() -> str:
+        await asyncio.sleep(0)
+        asked.append("asked")
+        return "lkc-async"
+
+    async def provider(conf: dict[str, Any]) -> dict[str, Any]:
+        await asyncio.sleep(0)
+        return {"bearer.auth.token": conf["token"], "bearer.auth.logical.cluster": "lsrc-1"}
+
+    async def scenario() -> None:
+        client = AsyncSchemaRegistryClient(
+            {
+                "url": registry_server.url,
+                "bearer.auth.credentials.source": "CUSTOM",
+                "bearer.auth.custom.provider.function": provider,
+                "bearer.auth.custom.provider.config": {"token": "tok-123"},
+            }
+        )
+        headers: list[tuple[str, str]] = []
+
+        async def hook(request: Any) -> None:
+            headers.append((request.headers["authorization"], request.url.path))
+
+        client._pool.client.event_hooks["request"].append(hook)
+        ser = await AsyncAvroSerializer(client, json.dumps(USER))
+        ser.set_async_cluster_id_resolver(cluster_id)
+        assert asked == []  # lazily, on the first lookup
+        frame = await ser(USERS[0], ctx)
+        assert asked == ["asked"]
+        assert ("Bearer tok-123", f"/associations/resources/lkc-async/{name}") in headers
+        assert all(auth == "Bearer tok-123" for auth, _ in headers)
+        de = await AsyncAvroDeserializer(client)
+        assert await de(frame, ctx) == USERS[0]
+        await client.aclose()
+
+    run(scenario)

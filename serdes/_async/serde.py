@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, ClassVar
 
 from confluent_kafka.schema_registry.error import SchemaRegistryError as CSchemaRegistryError
@@ -22,6 +22,7 @@ from confluent_kafka.serialization import SerializationContext
 from serdes._async.bridge import LoopLock, await_only, run_sync
 from serdes._async.client import AsyncSchemaRegistryClient
 from serdes.errors import SchemaRegistryError
+from serdes.strategies import AssociatedNameStrategy
 
 __all__ = ["AsyncDeserializer", "AsyncSerializer"]
 
@@ -108,6 +109,19 @@ class _AsyncSerde:
                 setattr(serde, name, LoopLock())
         self._sync = serde
         return self
+
+    def set_async_cluster_id_resolver(self, resolver: Callable[[], Any]) -> None:
+        """As confluent-kafka's: where the associated subject name strategy gets the Kafka
+        cluster id (the namespace of its lookups), asked lazily; other strategies drop it."""
+        conf = getattr(self._sync, "_conf", None)
+        strategy = getattr(getattr(conf, "subject_name", None), "strategy", None)
+        if isinstance(strategy, AssociatedNameStrategy):
+
+            def cluster_id() -> str:
+                out = resolver()
+                return await_only(out) if inspect.isawaitable(out) else out
+
+            strategy.set_cluster_id_resolver(cluster_id)
 
     @property
     def sync(self) -> Any:
