@@ -513,3 +513,53 @@ def test_async_cluster_id_resolver_and_async_bearer_provider(registry_server: An
         await client.aclose()
 
     run(scenario)
+
+
+def test_async_client_retries_with_backoff_on_the_loop_then_fails_over() -> None:
+    """The sync transport's retry and failover rules through the async transport: a refused
+    first URL falls to the next, a 503 is retried after an (awaited) back-off, and a 503 that
+    outlasts the retries is the registry's error."""
+    statuses = [503, 200]
+    ticks: list[float] = []
+    body = json.dumps(["subject-a"]).encode()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (await reader.readline()) not in (b"\r\n", b""):
+            pass
+        status = statuses.pop(0) if statuses else 200
+        payload = body if status == 200 else b'{"error_code": 50003, "message": "busy"}'
+        writer.write(
+            f"HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n".encode()
+            + f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode()
+            + payload
+        )
+        await writer.drain()
+        writer.close()
+
+    async def ticker() -> None:
+        loop = asyncio.get_running_loop()
+        for _ in range(40):
+            ticks.append(loop.time())
+            await asyncio.sleep(0.005)
+
+    async def scenario() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        conf = {"max.retries": 1, "retries.wait.ms": 400, "retries.max.wait.ms": 400}
+        client = AsyncSchemaRegistryClient(
+            {**conf, "url": f"http://127.0.0.1:9,http://127.0.0.1:{port}"}
+        )
+        background = asyncio.create_task(ticker())
+        assert await client.get_subjects() == ["subject-a"]  # URL 1 refused, 503, then 200
+        assert statuses == []
+        assert len(ticks) >= 2  # the loop kept running meanwhile
+        statuses.extend([503, 503])
+        with pytest.raises(SchemaRegistryError) as busy:
+            await client.get_subjects()
+        assert (busy.value.http_status_code, busy.value.error_code) == (503, 50003)
+        await background
+        await client.aclose()
+        server.close()
+        await server.wait_closed()
+
+    run(scenario)

@@ -6,7 +6,9 @@ same way. The codec, the schema caches, the subject strategies and the rules are
 class's; what differs is that their registry calls are awaited on the event loop.
 
 As in confluent-kafka, construction is awaited: ``ser = await AsyncAvroSerializer(client, s)``;
-calling the serde returns a coroutine: ``data = await ser(value, ctx)``.
+calling the serde returns a coroutine: ``data = await ser(value, ctx)``. A serde, like its
+client, belongs to one event loop: the thread locks of the sync serde are replaced by
+``LoopLock``s, so concurrent first calls wait for each other's registration on the loop.
 """
 
 from __future__ import annotations
