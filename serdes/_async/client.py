@@ -60,7 +60,9 @@ class AsyncSchemaRegistryClient:
     def new_client(conf: dict[str, Any]) -> AsyncSchemaRegistryClient:
         return AsyncSchemaRegistryClient(conf)
 
-    for _name in dir(SchemaRegistryClient):
-        if not _name.startswith("_") and _name not in _OWN:
-            locals()[_name] = _coroutine(_name)
-    del _name
+
+# Every other public method of the sync client, as a coroutine (new ones join by themselves).
+for _name in dir(SchemaRegistryClient):
+    if not _name.startswith("_") and _name not in _OWN:
+        setattr(AsyncSchemaRegistryClient, _name, _coroutine(_name))
+del _name
