@@ -38,6 +38,7 @@ from google.protobuf.message_factory import GetMessageClass
 
 from serdes import (
     AsyncSchemaRegistryClient,
+    RuleSet,
     Schema,
     SchemaRegistryClient,
     SchemaRegistryError,
@@ -561,5 +562,51 @@ def test_async_client_retries_with_backoff_on_the_loop_then_fails_over() -> None
         await client.aclose()
         server.close()
         await server.wait_closed()
+
+    run(scenario)
+
+
+def outcome(fn: Callable[[], Any]) -> tuple[str, Any]:
+    try:
+        return ("value", fn())
+    except Exception as exc:
+        return (type(exc).__name__, str(exc))
+
+
+async def async_outcome(fn: Callable[[], Awaitable[Any]]) -> tuple[str, Any]:
+    try:
+        return ("value", await fn())
+    except Exception as exc:
+        return (type(exc).__name__, str(exc))
+
+
+def test_async_serdes_take_the_sync_path_for_schemas_with_rules(
+    registry_server: Any, ours: SchemaRegistryClient
+) -> None:
+    """A schema carrying a data-contract rule (a CEL condition) gives the async serdes exactly
+    the sync serdes' outcome, passing or failing record alike: whatever the sync serdes do with
+    rules, the async ones do (they run the same code)."""
+    name = topic()
+    ctx = value_ctx(name)
+    rule = {
+        "name": "adult",
+        "kind": "CONDITION",
+        "mode": "WRITE",
+        "type": "CEL",
+        "expr": "message.age >= 18",
+    }
+    ruled = Schema(json.dumps(USER), "AVRO", rule_set=RuleSet(domain_rules=[rule]))
+    ours.register_schema(f"{name}-value", ruled)
+    conf = {"auto.register.schemas": False, "use.latest.version": True}
+    adult, minor = USERS[1], {**USERS[1], "age": 12}
+    sync_ser = AvroSerializer(ours, json.dumps(USER), conf=conf)
+    expected = [outcome(lambda r=r: sync_ser(r, ctx)) for r in (adult, minor)]
+
+    async def scenario() -> None:
+        client = AsyncSchemaRegistryClient({"url": registry_server.url})
+        ser = await AsyncAvroSerializer(client, json.dumps(USER), conf=conf)
+        got = [await async_outcome(lambda r=r: ser(r, ctx)) for r in (adult, minor)]
+        assert got == expected
+        await client.aclose()
 
     run(scenario)
