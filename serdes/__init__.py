@@ -9,12 +9,17 @@ confluent-kafka's; faster. This package never imports the ``registry`` server pa
 Not carried over: data-contract rules. ``rule_conf``/``rule_registry`` are accepted so that
 constructor calls keep working, but rules are not executed, and a schema that carries rules is
 refused with ``SerializationError`` rather than used without them. The serializer/deserializer
-builders and the async client are not provided either.
+builders are not provided either.
+
+asyncio: ``AsyncSchemaRegistryClient`` and ``serdes.avro.AsyncAvroSerializer`` (and the
+deserializer, and the Protobuf and JSON Schema ones) run this same code with its registry calls
+awaited (``serdes._async``).
 
 ``SchemaRegistryClient({"url": "mock://scope"})`` is an in-memory registry for unit tests
 (``serdes.mock_client``).
 """
 
+from serdes._async.client import AsyncSchemaRegistryClient
 from serdes.associations import (
     Association,
     AssociationCreateOrUpdateInfo,
@@ -56,6 +61,7 @@ __all__ = [
     "AssociationCreateOrUpdateRequest",
     "AssociationInfo",
     "AssociationResponse",
+    "AsyncSchemaRegistryClient",
     "ConfigCompatibilityLevel",
     "Metadata",
     "RegisteredSchema",

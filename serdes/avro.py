@@ -30,6 +30,7 @@ from fastavro import parse_schema, schemaless_reader, schemaless_writer
 from fastavro.validation import validate
 
 from serdes import wire
+from serdes._async.serde import AsyncDeserializer, AsyncSerializer
 from serdes._serde import (
     DESERIALIZER_KEYS,
     SERIALIZER_KEYS,
@@ -42,7 +43,13 @@ from serdes._serde import (
 from serdes.errors import SerializationError, SerializationValueError, like
 from serdes.schema import Schema
 
-__all__ = ["AvroDeserializer", "AvroSerializer", "parse_avro_schema"]
+__all__ = [
+    "AsyncAvroDeserializer",
+    "AsyncAvroSerializer",
+    "AvroDeserializer",
+    "AvroSerializer",
+    "parse_avro_schema",
+]
 
 _SCHEMA_TYPE = "AVRO"
 _BytesIO = io.BytesIO
@@ -766,3 +773,26 @@ class AvroDeserializer(Deserializer):
                 raise TypeError("SerializationContext cannot be None")
             return self._from_dict(value, ctx)
         return value
+
+
+# -- asyncio ------------------------------------------------------------------------------------
+
+
+class AsyncAvroSerializer(AsyncSerializer):
+    """``AvroSerializer`` for asyncio (confluent-kafka's ``avro.AsyncAvroSerializer``).
+
+    ``ser = await AsyncAvroSerializer(...)`` with ``AvroSerializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await ser(obj, ctx)`` gives ``AvroSerializer``'s bytes.
+    """
+
+    sync_class = AvroSerializer
+
+
+class AsyncAvroDeserializer(AsyncDeserializer):
+    """``AvroDeserializer`` for asyncio (confluent-kafka's ``avro.AsyncAvroDeserializer``).
+
+    ``de = await AsyncAvroDeserializer(...)`` with ``AvroDeserializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await de(data, ctx)`` gives ``AvroDeserializer``'s value.
+    """
+
+    sync_class = AvroDeserializer

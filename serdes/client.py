@@ -210,6 +210,10 @@ class _Transport:
             if key_password is not None:
                 tls["key_password"] = key_password
         proxy = conf.pop("proxy", None)
+        # Kept for the async face (serdes._async.transport), which opens its own connections.
+        self.tls: dict[str, Any] = tls
+        self.proxy: str | None = proxy
+        self.sleep: Callable[[float], None] = time.sleep  # the async face awaits instead
         common = {"maxsize": 8, "retries": False, "timeout": self.timeout, **tls}
         self.pool: urllib3.PoolManager = (
             urllib3.ProxyManager(proxy, **common) if proxy else urllib3.PoolManager(**common)
@@ -220,7 +224,7 @@ class _Transport:
 
     def _backoff(self, attempt: int) -> None:
         ceiling = min(self.retries_wait_ms * (2.0**attempt), self.retries_max_wait_ms)
-        time.sleep(random.random() * ceiling / 1000.0)
+        self.sleep(random.random() * ceiling / 1000.0)
 
     def request(
         self,

@@ -24,6 +24,7 @@ from confluent_kafka.serialization import (
 )
 
 from serdes import wire
+from serdes._async.serde import AsyncDeserializer, AsyncSerializer
 from serdes._serde import (
     DESERIALIZER_KEYS,
     SERIALIZER_KEYS,
@@ -35,7 +36,7 @@ from serdes._serde import (
 from serdes.errors import SerializationError, SerializationValueError, like
 from serdes.schema import Schema
 
-__all__ = ["JSONDeserializer", "JSONSerializer"]
+__all__ = ["AsyncJSONDeserializer", "AsyncJSONSerializer", "JSONDeserializer", "JSONSerializer"]
 
 _SCHEMA_TYPE = "JSON"
 _VALUE = MessageField.VALUE
@@ -349,3 +350,26 @@ class JSONDeserializer(Deserializer):
                 raise TypeError("SerializationContext cannot be None")
             return self._from_dict(value, ctx)
         return value
+
+
+# -- asyncio ------------------------------------------------------------------------------------
+
+
+class AsyncJSONSerializer(AsyncSerializer):
+    """``JSONSerializer`` for asyncio (confluent-kafka's ``json_schema.AsyncJSONSerializer``).
+
+    ``ser = await AsyncJSONSerializer(...)`` with ``JSONSerializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await ser(obj, ctx)`` gives ``JSONSerializer``'s bytes.
+    """
+
+    sync_class = JSONSerializer
+
+
+class AsyncJSONDeserializer(AsyncDeserializer):
+    """``JSONDeserializer`` for asyncio (confluent-kafka's ``json_schema.AsyncJSONDeserializer``).
+
+    ``de = await AsyncJSONDeserializer(...)`` with ``JSONDeserializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await de(data, ctx)`` gives ``JSONDeserializer``'s value.
+    """
+
+    sync_class = JSONDeserializer

@@ -35,6 +35,7 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
 from serdes import wire
+from serdes._async.serde import AsyncDeserializer, AsyncSerializer
 from serdes._serde import (
     DESERIALIZER_KEYS,
     SERIALIZER_KEYS,
@@ -49,6 +50,8 @@ from serdes.schema import Schema, SchemaReference
 from serdes.strategies import reference_subject_name_strategy
 
 __all__ = [
+    "AsyncProtobufDeserializer",
+    "AsyncProtobufSerializer",
     "ProtobufDeserializer",
     "ProtobufSerializer",
     "decimal_to_protobuf",
@@ -499,3 +502,26 @@ class ProtobufDeserializer(Deserializer):
         if decoder.to_dict:
             return message_to_dict(message)
         return message
+
+
+# -- asyncio ------------------------------------------------------------------------------------
+
+
+class AsyncProtobufSerializer(AsyncSerializer):
+    """``ProtobufSerializer`` for asyncio (confluent-kafka's ``protobuf.AsyncProtobufSerializer``).
+
+    ``ser = await AsyncProtobufSerializer(...)`` with ``ProtobufSerializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await ser(obj, ctx)`` gives ``ProtobufSerializer``'s bytes.
+    """
+
+    sync_class = ProtobufSerializer
+
+
+class AsyncProtobufDeserializer(AsyncDeserializer):
+    """``ProtobufDeserializer`` for asyncio (``protobuf.AsyncProtobufDeserializer`` of confluent).
+
+    ``de = await AsyncProtobufDeserializer(...)`` with ``ProtobufDeserializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await de(data, ctx)`` gives ``ProtobufDeserializer``'s value.
+    """
+
+    sync_class = ProtobufDeserializer
