@@ -206,3 +206,79 @@ def test_enable_at_other_environment_disables(ours, theirs) -> None:
     )
     c, s = write_both(ours, theirs, name, user(age=3))
     assert c == s
+
+
+V1 = {
+    "type": "record",
+    "name": "Widget",
+    "fields": [{"name": "name", "type": "string"}, {"name": "size", "type": "int"}],
+}
+V2 = {
+    "type": "record",
+    "name": "Widget",
+    "fields": [{"name": "name", "type": "string"}, {"name": "height", "type": "int"}],
+}
+UPGRADE = "$merge([$sift($, function($v, $k) {$k != 'size'}), {'height': $.'size'}])"
+DOWNGRADE = "$merge([$sift($, function($v, $k) {$k != 'height'}), {'size': $.'height'}])"
+
+
+def migrating_subject(ours, prefix: str) -> str:
+    name = topic(prefix)
+    subject = f"{name}-value"
+    ours.set_compatibility(subject, "NONE")
+    register(ours, subject, json.dumps(V1), "AVRO", metadata={"properties": {"app.v": "1"}})
+    register(
+        ours,
+        subject,
+        json.dumps(V2),
+        "AVRO",
+        metadata={"properties": {"app.v": "2"}},
+        migration=[
+            rule("up", "TRANSFORM", "UPGRADE", "JSONATA", UPGRADE),
+            rule("down", "TRANSFORM", "DOWNGRADE", "JSONATA", DOWNGRADE),
+        ],
+    )
+    return name
+
+
+def test_jsonata_upgrade_on_read(ours, theirs) -> None:
+    """Written as v1 (use.latest.with.metadata), read as the latest v2: ``size`` becomes
+    ``height`` through the UPGRADE rule, in both libraries and across them."""
+    name = migrating_subject(ours, "jsonata-up")
+    ctx = value_ctx(name)
+    v1_conf = {"auto.register.schemas": False, "use.latest.with.metadata": {"app.v": "1"}}
+    c_bytes = CAvroSerializer(theirs, json.dumps(V1), conf=dict(v1_conf))(
+        {"name": "w", "size": 7}, ctx
+    )
+    s_bytes = AvroSerializer(ours, json.dumps(V1), conf=dict(v1_conf))(
+        {"name": "w", "size": 7}, ctx
+    )
+    assert c_bytes == s_bytes
+    latest = {"use.latest.version": True}
+    c_de = CAvroDeserializer(theirs, conf=dict(latest))
+    s_de = AvroDeserializer(ours, conf=dict(latest))
+    c, s = both(lambda: c_de(s_bytes, ctx), lambda: s_de(c_bytes, ctx))
+    assert c == s == ("ok", {"name": "w", "height": 7})
+
+
+def test_jsonata_downgrade_on_read(ours, theirs) -> None:
+    name = migrating_subject(ours, "jsonata-down")
+    ctx = value_ctx(name)
+    data = AvroSerializer(ours, json.dumps(V2), conf=dict(LATEST))({"name": "w", "height": 9}, ctx)
+    v1 = {"use.latest.with.metadata": {"app.v": "1"}}
+    c_de = CAvroDeserializer(theirs, conf=dict(v1))
+    s_de = AvroDeserializer(ours, conf=dict(v1))
+    c, s = both(lambda: c_de(data, ctx), lambda: s_de(data, ctx))
+    assert c == s == ("ok", {"name": "w", "size": 9})
+
+
+def test_no_migration_without_latest(ours, theirs) -> None:
+    """Without use.latest.*, a v1 frame reads as v1 (no rules walk the versions)."""
+    name = migrating_subject(ours, "jsonata-none")
+    ctx = value_ctx(name)
+    v1_conf = {"auto.register.schemas": False, "use.latest.with.metadata": {"app.v": "1"}}
+    data = AvroSerializer(ours, json.dumps(V1), conf=v1_conf)({"name": "w", "size": 7}, ctx)
+    c, s = both(
+        lambda: CAvroDeserializer(theirs)(data, ctx), lambda: AvroDeserializer(ours)(data, ctx)
+    )
+    assert c == s == ("ok", {"name": "w", "size": 7})
