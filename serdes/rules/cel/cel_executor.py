@@ -71,7 +71,7 @@ class CelExecutor(RuleExecutor):
 
     def _program(self, expr: str) -> tuple[_Compiled | None, _Compiled]:
         found = self._compiled.get(expr)
-        if found is None:
+        if found is None:  # compiled once per expression
             index = expr.find(";")
             guard: _Compiled | None = None
             body = expr
@@ -92,6 +92,8 @@ class CelExecutor(RuleExecutor):
             log.warning("Expression from rule %s is None", ctx.rule.name)
             return message
         guard, body = self._program(expr)
+        if guard is None and body.fast is not None and ctx.rule.kind is RuleKind.CONDITION:
+            return body.fast(args)  # the common case, without the detours below
         if guard is not None and not _evaluate(guard, args):
             return True if ctx.rule.kind is RuleKind.CONDITION else message
         result = _evaluate(body, args)

@@ -98,15 +98,14 @@ _PLAIN = frozenset({str, int, float, bool, type(None), bytes, dict, list})
 
 
 def _member(obj: Any, name: str) -> Any:
-    if obj.__class__ is not dict:
-        if isinstance(obj, dict):
-            obj = dict(obj)
-        else:
-            raise CelFastError(f"no such field {name!r} on {type(obj).__name__}")
-    try:
+    if obj.__class__ is dict and name in obj:
         value = obj[name]
-    except KeyError:
-        raise CelFastError(f"no such key: {name}") from None
+        return value if value.__class__ in _PLAIN else to_cel(value)
+    if not isinstance(obj, dict):
+        raise CelFastError(f"no such field {name!r} on {type(obj).__name__}")
+    if name not in obj:
+        raise CelFastError(f"no such key: {name}")
+    value = obj[name]
     return value if value.__class__ in _PLAIN else to_cel(value)
 
 
@@ -456,8 +455,25 @@ class _Parser:
         tok = self.peek()
         while tok is not None and tok[0] == "op" and tok[1] in self._BINARY:
             self.take()
+            start = self.pos
             right = self.add()
-            left = f"{self._BINARY[tok[1]]}({left}, {right})"
+            literal = self.tokens[start] if self.pos == start + 1 else None
+            op = tok[1]
+            if (
+                literal is not None
+                and literal[0] == "lit"
+                and type(literal[1]) in (int, str)
+                and op in _PY_OPS
+            ):
+                # x OP literal: Python's operator when x has the literal's type, which is
+                # CEL's result there; anything else goes through the checked helper.
+                cls = type(literal[1]).__name__
+                left = (
+                    f"(lambda _x: _x {_PY_OPS[op]} {right} if _x.__class__ is {cls} "
+                    f"else {self._BINARY[op]}(_x, {right}))({left})"
+                )
+            else:
+                left = f"{self._BINARY[op]}({left}, {right})"
             tok = self.peek()
         return left
 
@@ -557,6 +573,7 @@ class _Parser:
         raise _Unsupported(f"token {value}")
 
 
+_PY_OPS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _VARIABLES = frozenset({"message", "value", "name", "fullName", "typeName", "tags"})
 
 

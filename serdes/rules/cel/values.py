@@ -41,7 +41,7 @@ def to_cel(value: Any) -> Any:
 
 def needs_conversion(value: Any) -> bool:
     """Cheap test of the top level: a proto message always needs converting."""
-    return _is_proto(value)
+    return value.__class__ is not dict and _is_proto(value)
 
 
 def _proto_field(fd: Any, value: Any) -> Any:
