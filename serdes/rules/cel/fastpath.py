@@ -156,7 +156,12 @@ def _kind(v: Any) -> str:
 _NUM = frozenset({"int", "double"})
 
 
+_SIMPLE = frozenset({int, str, float, bool})
+
+
 def _eq(a: Any, b: Any) -> bool:
+    if a.__class__ is b.__class__ and a.__class__ in _SIMPLE:
+        return a == b
     ka, kb = _kind(a), _kind(b)
     if ka != kb:
         if ka in _NUM and kb in _NUM:
@@ -183,21 +188,29 @@ def _ordered(a: Any, b: Any) -> None:
 
 
 def _lt(a: Any, b: Any) -> bool:
+    if a.__class__ is b.__class__ and (a.__class__ is int or a.__class__ is str):
+        return a < b
     _ordered(a, b)
     return a < b
 
 
 def _le(a: Any, b: Any) -> bool:
+    if a.__class__ is b.__class__ and (a.__class__ is int or a.__class__ is str):
+        return a <= b
     _ordered(a, b)
     return a <= b
 
 
 def _gt(a: Any, b: Any) -> bool:
+    if a.__class__ is b.__class__ and (a.__class__ is int or a.__class__ is str):
+        return a > b
     _ordered(a, b)
     return a > b
 
 
 def _ge(a: Any, b: Any) -> bool:
+    if a.__class__ is b.__class__ and (a.__class__ is int or a.__class__ is str):
+        return a >= b
     _ordered(a, b)
     return a >= b
 
@@ -419,10 +432,32 @@ class _Parser:
         return self.peek() == ("op", op)
 
     def parse(self) -> str:
+        """The body of ``_fast(_v)``: statements for a top-level ``&&``/``||`` chain (CEL's
+        commutative error handling without a closure per operand), else one return."""
+        self.chain: tuple[str, list[str]] | None = None
         src = self.expr()
         if self.peek() is not None:
             raise _Unsupported("trailing tokens")
-        return src
+        chain = self.chain
+        if chain is None or src != _fold(chain):
+            return f"    return {src}\n"
+        op, operands = chain
+        stop, other = ("False", "True") if op == "&&" else ("True", "False")
+        lines = ["    _e = None"]
+        for operand in operands:
+            lines += [
+                "    try:",
+                f"        _r = {operand}",
+                "    except Exception as _x:",
+                "        _e = _e or _x",
+                "    else:",
+                f"        if _r is {stop}:",
+                f"            return {stop}",
+                f"        if _r is not {other}:",
+                f"            _e = _e or CelFastError('no such overload: {op} on ' + _kind(_r))",
+            ]
+        lines += ["    if _e is not None:", "        raise _e", f"    return {other}"]
+        return "\n".join(lines) + "\n"
 
     def expr(self) -> str:
         cond = self.or_()
@@ -435,18 +470,26 @@ class _Parser:
         return cond
 
     def or_(self) -> str:
-        left = self.and_()
+        operands = [self.and_()]
         while self.at("||"):
             self.take()
-            right = self.and_()
+            operands.append(self.and_())
+        if len(operands) > 1:
+            self.chain = ("||", operands)
+        left = operands[0]
+        for right in operands[1:]:
             left = f"_or(lambda: {left}, lambda: {right})"
         return left
 
     def and_(self) -> str:
-        left = self.rel()
+        operands = [self.rel()]
         while self.at("&&"):
             self.take()
-            right = self.rel()
+            operands.append(self.rel())
+        if len(operands) > 1:
+            self.chain = ("&&", operands)
+        left = operands[0]
+        for right in operands[1:]:
             left = f"_and(lambda: {left}, lambda: {right})"
         return left
 
@@ -455,25 +498,7 @@ class _Parser:
         tok = self.peek()
         while tok is not None and tok[0] == "op" and tok[1] in self._BINARY:
             self.take()
-            start = self.pos
-            right = self.add()
-            literal = self.tokens[start] if self.pos == start + 1 else None
-            op = tok[1]
-            if (
-                literal is not None
-                and literal[0] == "lit"
-                and type(literal[1]) in (int, str)
-                and op in _PY_OPS
-            ):
-                # x OP literal: Python's operator when x has the literal's type, which is
-                # CEL's result there; anything else goes through the checked helper.
-                cls = type(literal[1]).__name__
-                left = (
-                    f"(lambda _x: _x {_PY_OPS[op]} {right} if _x.__class__ is {cls} "
-                    f"else {self._BINARY[op]}(_x, {right}))({left})"
-                )
-            else:
-                left = f"{self._BINARY[op]}({left}, {right})"
+            left = f"{self._BINARY[tok[1]]}({left}, {self.add()})"
             tok = self.peek()
         return left
 
@@ -573,7 +598,15 @@ class _Parser:
         raise _Unsupported(f"token {value}")
 
 
-_PY_OPS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+def _fold(chain: tuple[str, list[str]]) -> str:
+    op, operands = chain
+    name = "_and" if op == "&&" else "_or"
+    left = operands[0]
+    for right in operands[1:]:
+        left = f"{name}(lambda: {left}, lambda: {right})"
+    return left
+
+
 _VARIABLES = frozenset({"message", "value", "name", "fullName", "typeName", "tags"})
 
 
@@ -584,8 +617,8 @@ def compile_fast(expr: str) -> Callable[[dict[str, Any]], Any] | None:
         source = _Parser(_tokens(expr), _VARIABLES).parse()
     except (_Unsupported, IndexError):
         return None
-    namespace = dict(_HELPERS)
-    exec(compile(f"def _fast(_v):\n    return {source}\n", "<cel fast path>", "exec"), namespace)
+    namespace = {**_HELPERS, "CelFastError": CelFastError, "_kind": _kind}
+    exec(compile(f"def _fast(_v):\n{source}", "<cel fast path>", "exec"), namespace)
     fn = namespace["_fast"]
     fn.source = source
     return fn
