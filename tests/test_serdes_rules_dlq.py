@@ -3,7 +3,7 @@ same dead-letter record (value, ``__rule.*`` headers) for a failing WRITE condit
 failing READ condition sends the bytes read; a record re-read from the DLQ skips the rule
 that sent it there."""
 
-# ruff: noqa: F811  (module-scoped fixtures imported from tests.serdes_helpers)
+# ruff: noqa: F811  (fixtures imported from tests.rules_helpers)
 from __future__ import annotations
 
 import json
@@ -21,8 +21,7 @@ from serdes.avro import AvroDeserializer, AvroSerializer
 from serdes.rules import RuleRegistry
 from serdes.rules.cel import CelExecutor
 from serdes.rules.dlq import DlqAction
-from tests.rules_helpers import both, outcome, register, rule, value_ctx
-from tests.serdes_helpers import ours, registry_server, theirs  # noqa: F401
+from tests.rules_helpers import both, ours, outcome, register, rule, rules_server, theirs, value_ctx  # noqa: F401
 
 USER = json.dumps(
     {

@@ -2,7 +2,7 @@
 one live registry: fields tagged with ``(confluent.field_meta)``, the same verdicts and
 transformed bytes on write, the same verdicts reading either library's frames."""
 
-# ruff: noqa: F811  (module-scoped fixtures imported from tests.serdes_helpers)
+# ruff: noqa: F811  (fixtures imported from tests.rules_helpers)
 from __future__ import annotations
 
 import base64
@@ -16,8 +16,17 @@ from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.message_factory import GetMessageClass
 
 from serdes.protobuf import ProtobufDeserializer, ProtobufSerializer
-from tests.rules_helpers import both, register, register_executors, rule, topic, value_ctx
-from tests.serdes_helpers import ours, registry_server, theirs  # noqa: F401
+from tests.rules_helpers import (  # noqa: F401
+    both,
+    ours,
+    register,
+    register_executors,
+    rule,
+    rules_server,
+    theirs,
+    topic,
+    value_ctx,
+)
 
 register_executors()
 
