@@ -29,7 +29,7 @@ from confluent_kafka.serialization import (
     SerializationContext,
     Serializer,
 )
-from google.protobuf import descriptor_pb2, descriptor_pool
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, FileDescriptor
 from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
@@ -301,7 +301,7 @@ def _add_builtin(pool: descriptor_pool.DescriptorPool, name: str) -> None:
 
 
 class _Decoder:
-    __slots__ = ("cls", "label", "name", "parse", "rules", "to_dict")
+    __slots__ = ("cls", "label", "migrate", "name", "parse", "rules", "to_dict")
 
     def __init__(self, cls: Any, label: str, to_dict: bool) -> None:
         self.cls = cls
@@ -309,6 +309,7 @@ class _Decoder:
         self.to_dict = to_dict
         self.rules: Any = None  # a serdes.rules.plan.ReadPlan when there are rules to run
         self.name: str | None = None  # the writer message's full name (for the subject)
+        self.migrate: Any = None  # (writer class, reader class) when migrations run
         from_string = cls.FromString
         if to_dict:
 
@@ -393,10 +394,16 @@ class ProtobufDeserializer(Deserializer):
         subject = None
         if self._conf.strategy_is_custom and ctx is not None:
             subject = self._conf.subject_name(ctx, None)
-        key = (subject, ident, tuple(indexes))
+        key: Any = (subject, ident, tuple(indexes))
+        latest = None
+        if self._conf.uses_latest and ctx is not None and self._registry is not None:
+            latest_subject = subject or self._conf.subject_name(ctx, None)
+            if latest_subject is not None:
+                latest = self._conf.latest_schema(self._registry, latest_subject)
+                key = (*key, latest.schema_id if latest is not None else None)
         decoder = self._decoders.get(key)
         if decoder is None:
-            decoder = self._load(frame, indexes, subject, ctx)
+            decoder = self._load(frame, indexes, subject, ctx, latest)
             with self._lock:
                 self._decoders[key] = decoder
                 if (
@@ -421,13 +428,19 @@ class ProtobufDeserializer(Deserializer):
             subject = self._conf.subject_name(ctx, decoder.name)
         if plan.has_encoding:
             data, offset = plan.encoding(ctx, subject, bytes(data[offset:]), data), 0
+        cls = decoder.migrate[0] if decoder.migrate is not None else decoder.cls
         try:
-            message = decoder.cls.FromString(data[offset:])
+            message = cls.FromString(data[offset:])
         except DecodeError as exc:
             raise SerializationError(
                 f"payload does not decode as Protobuf message of schema {decoder.label}: {exc}"
             ) from exc
-        message = plan.decoded(ctx, subject, message, data)
+        if decoder.migrate is not None and ctx is not None and subject is not None:
+            # As confluent-kafka: the migration rules see the message as JSON, and the result
+            # is read into the reader schema's message.
+            value = plan.migrate(ctx, subject, json_format.MessageToDict(message, True))
+            message = json_format.ParseDict(value, decoder.migrate[1]())
+        message = plan.domain(ctx, subject, message, data)
         return message_to_dict(message) if decoder.to_dict else message
 
     def _load(
@@ -436,6 +449,7 @@ class ProtobufDeserializer(Deserializer):
         indexes: list[int],
         subject: str | None,
         ctx: SerializationContext | None,
+        latest: Any = None,
     ) -> _Decoder:
         label = f"id {frame.schema_id}" if frame.schema_id is not None else f"GUID {frame.guid}"
         if self._registry is None:
@@ -453,16 +467,27 @@ class ProtobufDeserializer(Deserializer):
             frame.schema_id if frame.schema_id is not None else str(frame.guid)
         )
         decoder.name = desc.full_name
+        target, reader_desc = writer, desc
+        if latest is not None:
+            latest_frame = wire.Frame(latest.schema_id, latest.guid, None, 0)
+            pool2, file2 = self._pool(latest_frame, subject, f"id {latest.schema_id}")
+            reader_file = pool2.FindFileByName(file2)
+            reader_desc = reader_file.message_types_by_name.get(
+                desc.name, self._message_descriptor(reader_file, [0], f"id {latest.schema_id}")
+            )
+            target = latest.schema
         decoder.rules = read_plan(
             self._rules,
             self._registry,
             subject,
             writer,
-            writer,
-            None,
-            lambda: proto_field_transformer(desc),
+            target,
+            latest,
+            lambda: proto_field_transformer(reader_desc),
             lambda: None,
         )
+        if decoder.rules is not None and decoder.rules.migrations:
+            decoder.migrate = (GetMessageClass(desc), GetMessageClass(reader_desc))
         return decoder
 
     def _pool(

@@ -12,7 +12,7 @@ import pytest
 from confluent_kafka.schema_registry.confluent import meta_pb2
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer as CProtoDeserializer
 from confluent_kafka.schema_registry.protobuf import ProtobufSerializer as CProtoSerializer
-from google.protobuf import descriptor_pb2, descriptor_pool
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format
 from google.protobuf.message_factory import GetMessageClass
 
 from serdes.protobuf import ProtobufDeserializer, ProtobufSerializer
@@ -135,3 +135,55 @@ def test_cel_field_condition_on_read(ours, theirs, classes, city) -> None:
     c, s = both(lambda: c_de(data, ctx), lambda: s_de(data, ctx))
     assert c == s
     assert s[0] == ("ok" if city == "Rome" else "failed")
+
+
+def _widget(version: int) -> Any:
+    proto = descriptor_pb2.FileDescriptorProto(
+        name=f"rules/widget_v{version}.proto", package="rules", syntax="proto3"
+    )
+    widget = proto.message_type.add(name="Widget")
+    _field(widget, "name", 1, F.TYPE_STRING)
+    if version == 1:
+        _field(widget, "size", 2, F.TYPE_INT32)
+    else:
+        _field(widget, "height", 3, F.TYPE_INT32)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    return GetMessageClass(pool.FindMessageTypeByName("rules.Widget"))
+
+
+UPGRADE = "$merge([$sift($, function($v, $k) {$k != 'size'}), {'height': $.'size'}])"
+
+
+def test_jsonata_upgrade_on_read(ours, theirs) -> None:
+    """A v1 frame read with use.latest.version (v2): v2's UPGRADE rule renames the field, on
+    the message as JSON, and the result is a v2 message, in both libraries."""
+    V1, V2 = _widget(1), _widget(2)
+    name = topic("pb-jsonata")
+    subject = f"{name}-value"
+    ours.set_compatibility(subject, "NONE")
+    for cls, version, rules in (
+        (V1, "1", {}),
+        (
+            V2,
+            "2",
+            {
+                "migration": [
+                    rule("up", "TRANSFORM", "UPGRADE", "JSONATA", UPGRADE)
+                ]
+            },
+        ),
+    ):  # fmt: skip
+        text = base64.standard_b64encode(cls.DESCRIPTOR.file.serialized_pb).decode()
+        register(ours, subject, text, "PROTOBUF", metadata={"properties": {"v": version}}, **rules)
+    ctx = value_ctx(name)
+    v1_conf = {"auto.register.schemas": False, "use.latest.with.metadata": {"v": "1"}}
+    data = ProtobufSerializer(V1, ours, conf=v1_conf)(V1(name="w", size=7), ctx)
+    c_de = CProtoDeserializer(
+        V2, {"use.latest.version": True, "use.deprecated.format": False}, theirs
+    )
+    s_de = ProtobufDeserializer(V2, conf={"use.latest.version": True}, schema_registry_client=ours)
+    c, s = both(lambda: c_de(data, ctx), lambda: s_de(data, ctx))
+    assert c[0] == s[0] == "ok"
+    assert json_format.MessageToDict(c[1]) == json_format.MessageToDict(s[1])
+    assert json_format.MessageToDict(s[1]) == {"name": "w", "height": 7}

@@ -147,23 +147,30 @@ class ReadPlan:
         )
 
     def decoded(self, ctx: Any, subject: str | None, value: Any, original: bytes) -> Any:
-        if ctx is None or subject is None:
+        """The migrations, then the READ domain rules."""
+        return self.domain(ctx, subject, self.migrate(ctx, subject, value), original)
+
+    def migrate(self, ctx: Any, subject: str | None, value: Any) -> Any:
+        """The migrations from the writer's version to the reader's."""
+        if not self.migrations or ctx is None or subject is None:
             return value
-        if self.migrations:
-            value = self.runner.execute_migrations(ctx, subject, self.migrations, value)
-        if self.has_domain:
-            value = self.runner.execute(
-                ctx,
-                subject,
-                RuleMode.READ,
-                None,
-                self.target,
-                value,
-                self.inline_tags,
-                self.field_transformer,
-                original,
-            )
-        return value
+        return self.runner.execute_migrations(ctx, subject, self.migrations, value)
+
+    def domain(self, ctx: Any, subject: str | None, value: Any, original: bytes) -> Any:
+        """The READ domain rules of the reader schema."""
+        if not self.has_domain or ctx is None or subject is None:
+            return value
+        return self.runner.execute(
+            ctx,
+            subject,
+            RuleMode.READ,
+            None,
+            self.target,
+            value,
+            self.inline_tags,
+            self.field_transformer,
+            original,
+        )
 
 
 def read_plan(
