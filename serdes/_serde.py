@@ -21,6 +21,7 @@ __all__ = [
     "DESERIALIZER_KEYS",
     "SERIALIZER_KEYS",
     "SerdeConf",
+    "check_no_rules",
     "fetch_writer_schema",
     "register_or_lookup",
     "subject_or_none",
@@ -160,6 +161,21 @@ def register_or_lookup(
             subject, schema, normalize_schemas=conf.normalize
         )
     return client.lookup_schema(subject, schema, normalize_schemas=conf.normalize)
+
+
+def check_no_rules(schema: Any, where: str) -> None:
+    """Refuse schemas carrying data-contract rules where they are not run (the Spark
+    encoders): running without them would be wrong. The serdes run them (serdes.rules)."""
+    rule_set = getattr(schema, "rule_set", None)
+    if rule_set is None:
+        return
+    doc = rule_set.to_dict() if hasattr(rule_set, "to_dict") else dict(rule_set)
+    kinds = [k for k in ("migrationRules", "domainRules", "encodingRules") if doc.get(k)]
+    if kinds:
+        raise SerializationError(
+            f"{where} carries data-contract rules ({', '.join(kinds)}); this encoder does "
+            "not execute rules, so it refuses rather than produce a result without them"
+        )
 
 
 def fetch_writer_schema(
