@@ -85,8 +85,7 @@ def test_compatibility(
         if verbose and exc.error_code == 42201:
             return False, [exc.message]
         raise
+    # the trailer names the configured level even when one version is compared (Confluent)
     level = str(config.get("compatibilityLevel") or reg.settings.compatibility_level)
-    if version is not None:
-        level = level.removesuffix("_TRANSITIVE")
     messages = check_against(reg, config, cand.parsed, previous, level, cand.metadata)
     return not messages, messages

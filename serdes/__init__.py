@@ -6,10 +6,8 @@
 Same configuration keys, method names, constructor arguments and bytes on the wire as
 confluent-kafka's; faster. This package never imports the ``registry`` server package.
 
-Not carried over: data-contract rules. ``rule_conf``/``rule_registry`` are accepted so that
-constructor calls keep working, but rules are not executed, and a schema that carries rules is
-refused with ``SerializationError`` rather than used without them. The serializer/deserializer
-builders are not provided either.
+Data-contract rules (CEL, CEL_FIELD, JSONATA, actions NONE/ERROR/DLQ) run as in
+confluent-kafka: see ``serdes.rules``. The serializer/deserializer builders are not provided.
 
 asyncio: ``AsyncSchemaRegistryClient`` and ``serdes.avro.AsyncAvroSerializer`` (and the
 deserializer, and the Protobuf and JSON Schema ones) run this same code with its registry calls
@@ -29,6 +27,14 @@ from serdes.associations import (
 )
 from serdes.client import SchemaRegistryClient
 from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
+from serdes.rules.model import (
+    MetadataProperties,
+    MetadataTags,
+    Rule,
+    RuleKind,
+    RuleMode,
+    RuleParams,
+)
 from serdes.schema import (
     ConfigCompatibilityLevel,
     Metadata,
@@ -64,7 +70,13 @@ __all__ = [
     "AsyncSchemaRegistryClient",
     "ConfigCompatibilityLevel",
     "Metadata",
+    "MetadataProperties",
+    "MetadataTags",
     "RegisteredSchema",
+    "Rule",
+    "RuleKind",
+    "RuleMode",
+    "RuleParams",
     "RuleSet",
     "Schema",
     "SchemaReference",

@@ -440,16 +440,23 @@ CONDITION = {
 }
 
 
-def test_serializers_refuse_a_schema_with_rules_and_register_nothing(ours) -> None:
+def test_a_schema_with_rules_given_to_the_serializer_is_registered_as_confluent(
+    ours, theirs
+) -> None:
+    """As confluent-kafka: auto-registering a schema that carries rules registers it with its
+    rule set and writes the same bytes (rules run on ``use.latest.*`` schemas, not on this
+    one), where serdes once refused such a schema."""
+    from confluent_kafka.schema_registry import RuleSet as CRuleSet
+
     avro = json.dumps({"type": "record", "name": "R", "fields": [{"name": "n", "type": "int"}]})
-    with_rules = Schema(avro, "AVRO", [], None, RuleSet.from_dict(CONDITION))
-    with pytest.raises(SerializationError, match="data-contract rules"):
-        AvroSerializer(ours, with_rules)({"n": -1}, ctx("rules-avro"))
-    json_rules = Schema('{"type": "object"}', "JSON", [], None, RuleSet.from_dict(CONDITION))
-    with pytest.raises(SerializationError, match="data-contract rules"):
-        JSONSerializer(json_rules, ours)({"n": -1}, ctx("rules-json"))
-    subjects = ours.get_subjects()
-    assert "rules-avro-value" not in subjects and "rules-json-value" not in subjects
+    mine = AvroSerializer(ours, Schema(avro, "AVRO", [], None, RuleSet.from_dict(CONDITION)))(
+        {"n": -1}, ctx("rules-avro")
+    )
+    peer_schema = CSchema(avro, "AVRO", [], None, CRuleSet.from_dict(CONDITION))
+    peer = CAvroSerializer(theirs, peer_schema)({"n": -1}, ctx("rules-avro"))
+    assert mine == peer
+    stored = ours.get_latest_version("rules-avro-value").schema.rule_set
+    assert stored is not None and stored.to_dict()["domainRules"][0]["name"] == "positive"
 
 
 # -- issue 14: Protobuf index paths as Java writes them; GUID frames --------------------------
