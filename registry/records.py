@@ -21,6 +21,11 @@ DELETE_SUBJECT = "DELETE_SUBJECT"
 CLEAR_SUBJECT = "CLEAR_SUBJECT"
 CONTEXT = "CONTEXT"
 KEY_TYPES = frozenset({SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT})
+#: DEK registry records (Confluent's ``_dek_registry_keys`` format: keys carry ``type``, not
+#: ``keytype``); parsed further by :mod:`registry.dek_records`
+KEK = "KEK"
+DEK = "DEK"
+ENCRYPTION_KEY_TYPES = frozenset({KEK, DEK})
 
 
 class RecordFormatError(ValueError):
@@ -110,6 +115,8 @@ def decode_key(raw: bytes) -> RecordKey:
     if not isinstance(data, dict):
         raise RecordFormatError("key is not a JSON object")
     keytype = data.get("keytype")
+    if keytype is None and data.get("type") in ENCRYPTION_KEY_TYPES:
+        return RecordKey(str(data["type"]), raw=bytes(raw))
     if keytype not in KEY_TYPES:
         raise RecordFormatError(f"unknown keytype {keytype!r}")
     magic = data.get("magic", 0)

@@ -174,6 +174,8 @@ def is_write(method: str, raw_path: str) -> bool:
     if method != "POST":
         return False
     segments = raw_path.rstrip("/").split("/")
+    if len(segments) > 1 and segments[1] == "dek-registry":
+        return True  # every POST of the DEK registry creates or undeletes keys
     if len(segments) > 3 and segments[1] == "contexts":
         segments = ["", *segments[3:]]
     return len(segments) == 4 and segments[1] == "subjects" and segments[3] == "versions"
