@@ -3,7 +3,7 @@
 Key encryption keys (KEKs) and data encryption keys (DEKs) are records of Confluent's
 ``_dek_registry_keys`` format: JSON keys ``{"tenant":"default","name":N,"type":"KEK"}`` and
 ``{"tenant":"default","kekName":K,"subject":S,"algorithm":A,"version":V,"type":"DEK"}``, JSON
-values with the key's fields, ``deleted`` and ``type``; a tombstone (``None``) is a permanent
+values with the key's fields, ``deleted``, ``type`` and ``ts`` (ms, the write's time); a tombstone (``None``) is a permanent
 delete. They travel in the registry's one record log (see DESIGN.md), so replicas, replay and
 ``schema-registry copy`` carry them like schemas. :class:`KeyIndex` is built only by applying
 them, in log order (``registry.state`` calls :meth:`KeyIndex.apply`).
@@ -12,6 +12,7 @@ them, in log order (``registry.state`` calls :meth:`KeyIndex.apply`).
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,7 @@ class Kek:
             "shared": self.shared,
             "deleted": self.deleted,
             "type": records.KEK,
+            "ts": _now_ms(),
         }
         return {k: v for k, v in out.items() if v is not None}
 
@@ -110,6 +112,7 @@ class Dek:
             "encryptedKeyMaterial": self.encrypted_key_material,
             "deleted": self.deleted,
             "type": records.DEK,
+            "ts": _now_ms(),
         }
         return {k: v for k, v in out.items() if v is not None}
 
@@ -133,6 +136,17 @@ class Dek:
             self.identity == other.identity
             and self.encrypted_key_material == other.encrypted_key_material
         )
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _ts(value: dict[str, Any], record: Record) -> int:
+    """When the record was written: the value's ``ts`` (kept through a copy into another
+    store), else the log's timestamp (records Confluent wrote carry none)."""
+    ts = value.get("ts")
+    return ts if isinstance(ts, int) and not isinstance(ts, bool) else record.timestamp
 
 
 # ---- keys -----------------------------------------------------------------------------------
@@ -196,7 +210,7 @@ class KeyIndex:
             doc=value.get("doc"),
             shared=bool(value.get("shared", False)),
             deleted=bool(value.get("deleted", False)),
-            ts=record.timestamp,
+            ts=_ts(value, record),
         )
         self.keks = {**self.keks, name: kek}
 
@@ -220,7 +234,7 @@ class KeyIndex:
             version=ident[2],
             encrypted_key_material=value.get("encryptedKeyMaterial"),
             deleted=bool(value.get("deleted", False)),
-            ts=record.timestamp,
+            ts=_ts(value, record),
         )
         self.deks = {**self.deks, kek_name: {**current, ident: dek}}
 
