@@ -3,10 +3,11 @@
 Key encryption keys (KEKs) and data encryption keys (DEKs) are records of Confluent's
 ``_dek_registry_keys`` format: JSON keys ``{"tenant":"default","name":N,"type":"KEK"}`` and
 ``{"tenant":"default","kekName":K,"subject":S,"algorithm":A,"version":V,"type":"DEK"}``, JSON
-values with the key's fields, ``deleted``, ``type`` and ``ts`` (ms, the write's time); a tombstone (``None``) is a permanent
-delete. They travel in the registry's one record log (see DESIGN.md), so replicas, replay and
-``schema-registry copy`` carry them like schemas. :class:`KeyIndex` is built only by applying
-them, in log order (``registry.state`` calls :meth:`KeyIndex.apply`).
+values with the key's fields, ``deleted``, ``type`` and ``ts`` (ms, the write's time); a
+tombstone (``None``) is a permanent delete. They travel in the registry's one record log (see
+DESIGN.md), so replicas, replay and ``schema-registry copy`` carry them like schemas.
+:class:`KeyIndex` is built only by applying them, in log order (``registry.state`` calls
+:meth:`KeyIndex.apply`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from registry.api.app import create_app
 from registry.core import Registry
 from registry.settings import Settings
 from registry.store.factory import open_store
-
 from serdes.encryption.kms import aead_for
 from serdes.encryption.tink import cipher
 from tests.production_helpers import write_users
