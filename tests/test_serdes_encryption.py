@@ -320,3 +320,34 @@ def test_tink_key_formats_match_tink() -> None:
             assert theirs.decrypt(ours.encrypt(b"y"), b"") == b"y"
     with pytest.raises(tink.CryptoError):
         tink.cipher("AES256_GCM", b"\x1a\x02ab")
+
+
+def test_local_kms_matches_confluent_kafka() -> None:
+    from confluent_kafka.schema_registry.rules.encryption.localkms.local_client import (
+        LocalKmsClient,
+    )
+
+    from serdes.encryption.kms import aead_for
+
+    theirs = LocalKmsClient(SECRET).get_aead("local-kms://k")
+    ours = aead_for("local-kms", "k", {"secret": SECRET})
+    assert ours.decrypt(theirs.encrypt(b"dek", b""), b"") == b"dek"
+    assert theirs.decrypt(ours.encrypt(b"dek", b""), b"") == b"dek"
+
+
+@pytest.mark.parametrize(
+    ("kms_type", "module", "extra"),
+    [("aws-kms", "boto3", "aws"), ("gcp-kms", "google.cloud", "gcp"), ("hcvault", "hvac", "vault")],
+)
+def test_cloud_kms_without_its_extra_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, kms_type: str, module: str, extra: str
+) -> None:
+    import sys
+
+    from serdes.encryption.kms import KmsError, aead_for
+
+    monkeypatch.setitem(sys.modules, module, None)  # as if the SDK were not installed
+    for name in [m for m in sys.modules if m.startswith("serdes.encryption.cloud.")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(KmsError, match=rf"pip install 'pyschemaregistry\[{extra}\]'"):
+        aead_for(kms_type, "arn:aws:kms:eu-west-1:1:key/x", {})
