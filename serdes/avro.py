@@ -34,12 +34,15 @@ from serdes._serde import (
     DESERIALIZER_KEYS,
     SERIALIZER_KEYS,
     SerdeConf,
-    check_no_rules,
     fetch_writer_schema,
     register_or_lookup,
     subject_or_none,
 )
 from serdes.errors import SerializationError
+from serdes.rules.context import set_original_key
+from serdes.rules.engine import RuleRunner
+from serdes.rules.plan import read_plan, write_plan
+from serdes.rules.walk_avro import avro_field_transformer, avro_inline_tags
 from serdes.schema import Schema
 
 __all__ = ["AvroDeserializer", "AvroSerializer", "parse_avro_schema"]
@@ -47,6 +50,7 @@ __all__ = ["AvroDeserializer", "AvroSerializer", "parse_avro_schema"]
 _SCHEMA_TYPE = "AVRO"
 _BytesIO = io.BytesIO
 _VALUE = MessageField.VALUE
+_KEY = MessageField.KEY
 
 
 def _probe_write_data() -> Callable[..., None] | None:
@@ -358,7 +362,7 @@ def _mismatch(value: Any, parsed: Any, exc: BaseException) -> SerializationError
 class _Writer:
     """Per subject: the framing prefix (or SchemaId for other id serializers) and the schema."""
 
-    __slots__ = ("guard", "is_bytes", "named", "parsed", "prefix", "schema_id")
+    __slots__ = ("guard", "is_bytes", "named", "parsed", "prefix", "rules", "schema_id")
 
     def __init__(self, parsed: Any, schema_id: wire.SchemaId, prefix: bytes | None) -> None:
         self.parsed = parsed
@@ -367,6 +371,7 @@ class _Writer:
         self.prefix = prefix
         self.is_bytes = _is_bytes(parsed)
         self.guard = compile_guard(parsed)
+        self.rules: Any = None  # a serdes.rules.plan.WritePlan when the schema has rules
 
 
 class AvroSerializer(Serializer):
@@ -396,6 +401,7 @@ class AvroSerializer(Serializer):
     ) -> None:
         self._registry = schema_registry_client
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=True)
+        self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
         self._strict = SerdeConf._bool(self._conf.raw, "validate.strict")
         self._strict_allow_default = SerdeConf._bool(
             self._conf.raw, "validate.strict.allow.default"
@@ -469,14 +475,22 @@ class AvroSerializer(Serializer):
     def _latest_writer(self, subject: str) -> _Writer:
         rs = self._conf.latest_schema(self._registry, subject)
         assert rs is not None
-        check_no_rules(rs.schema, f"subject {subject} schema id {rs.schema_id}")
         key = (rs.schema_id, rs.guid, rs.schema)
         found = self._latest_writers.get(key) if hasattr(self, "_latest_writers") else None
         if found is None:
             with self._lock:
                 if not hasattr(self, "_latest_writers"):
                     self._latest_writers: dict[Any, _Writer] = {}
-                found = self._make_writer(self._parse(rs.schema), rs.schema_id, rs.guid)
+                parsed = self._parse(rs.schema)
+                found = self._make_writer(parsed, rs.schema_id, rs.guid)
+                found.rules = write_plan(
+                    self._rules,
+                    rs.schema,
+                    lambda: avro_field_transformer(parsed),
+                    lambda: avro_inline_tags(parsed),
+                )
+                if found.rules is not None and found.rules.has_encoding:
+                    found.prefix = None  # the payload is rewritten before framing
                 self._latest_writers[key] = found
         return found
 
@@ -495,6 +509,8 @@ class AvroSerializer(Serializer):
     def __call__(self, obj: object, ctx: SerializationContext | None = None) -> bytes | None:
         if obj is None:
             return None
+        if ctx is not None and ctx.field == _KEY:
+            set_original_key(obj)  # for a DLQ record of the value's rules (as confluent)
         if self._by_topic and ctx is not None:
             # Built-in strategies give one subject per (topic, field): skip the strategy call.
             cache = self._value_writers if ctx.field == _VALUE else self._key_writers
@@ -509,11 +525,13 @@ class AvroSerializer(Serializer):
             value = self._to_dict(obj, ctx)
         else:
             value = obj
+        if writer.rules is not None:
+            value = writer.rules.domain(ctx, self._subject_name(ctx, self._schema_name), value)
         if writer.is_bytes:
             body = value if isinstance(value, bytes) else str(value).encode()
             if writer.prefix is not None:
                 return writer.prefix + body
-            return self._conf.schema_id_serializer(body, ctx, writer.schema_id)
+            return self._framed(writer, body, ctx)
         if writer.guard is not None:
             writer.guard(value)
         try:
@@ -535,19 +553,25 @@ class AvroSerializer(Serializer):
             raise
         except Exception as exc:
             raise _mismatch(value, writer.parsed, exc) from exc
+        return self._framed(writer, body, ctx)
+
+    def _framed(self, writer: _Writer, body: bytes, ctx: SerializationContext | None) -> bytes:
+        if writer.rules is not None and writer.rules.has_encoding:
+            body = writer.rules.encoding(ctx, self._subject_name(ctx, self._schema_name), body)
         return self._conf.schema_id_serializer(body, ctx, writer.schema_id)
 
 
 class _Reader:
     """Per writer schema (and reader schema): decode the data after the frame."""
 
-    __slots__ = ("is_bytes", "label", "reader", "writer")
+    __slots__ = ("is_bytes", "label", "reader", "rules", "writer")
 
     def __init__(self, writer: Any, reader: Any, label: str) -> None:
         self.writer = writer
         self.reader = reader
         self.label = label
         self.is_bytes = _is_bytes(writer)
+        self.rules: Any = None  # a serdes.rules.plan.ReadPlan when there are rules to run
 
 
 def _undecodable(reader: _Reader, exc: BaseException) -> SerializationError:
@@ -588,6 +612,7 @@ class AvroDeserializer(Deserializer):
     ) -> None:
         self._registry = schema_registry_client
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=False)
+        self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
         self._schema = _as_schema(schema_str)
         self._parsed_cache: dict[Schema, Any] = {}
         self._reader_schema = self._parse(self._schema) if self._schema is not None else None
@@ -622,6 +647,8 @@ class AvroDeserializer(Deserializer):
     def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
         if data is None:
             return None
+        if ctx is not None and ctx.field == _KEY:
+            set_original_key(data)  # for a DLQ record of the value's rules (as confluent)
         if ctx is None or not ctx.headers:
             # Steady state: the 5-byte frame (magic 0 and id) names the reader.
             reader = self._fast.get(data[:5])
@@ -675,26 +702,50 @@ class AvroDeserializer(Deserializer):
         if self._registry is None:
             raise SerializationError(f"schema {label}: no SchemaRegistryClient to fetch it with")
         writer_schema, _ = fetch_writer_schema(self._registry, frame.schema_id, frame.guid, subject)
-        check_no_rules(writer_schema, f"writer schema {label}")
         writer = self._parse(writer_schema)
         if subject is None and ctx is not None and isinstance(writer, dict):
             subject = self._conf.subject_name(ctx, writer.get("name"))
         reader_schema = self._reader_schema
+        target = self._schema if self._schema is not None else writer_schema
+        latest = None
         if self._conf.uses_latest and subject is not None:
             latest = self._conf.latest_schema(self._registry, subject)
             if latest is not None:
-                check_no_rules(latest.schema, f"subject {subject} latest schema")
                 reader_schema = self._parse(latest.schema)
+                target = latest.schema
+        parsed_target = reader_schema if reader_schema is not None else writer
+        plan = read_plan(
+            self._rules,
+            self._registry,
+            subject,
+            writer_schema,
+            target,
+            latest,
+            lambda: avro_field_transformer(parsed_target),
+            lambda: avro_inline_tags(parsed_target),
+        )
+        if plan is not None and plan.migrations:
+            reader_schema = None  # decode as written; the migration rules do the rest
         reader = _Reader(writer, reader_schema, label)
+        reader.rules = plan
         with self._lock:
             self._readers[key] = reader
-            if self._plain and frame.schema_id is not None:
+            if self._plain and frame.schema_id is not None and plan is None:
                 self._fast[wire.id_prefix(frame.schema_id)] = reader
         return reader
 
     def _decode(
         self, reader: _Reader, data: bytes, offset: int, ctx: SerializationContext | None
     ) -> Any:
+        plan = reader.rules
+        if plan is not None:
+            original = data
+            subject = subject_or_none(self._conf.subject_name, ctx, None)
+            if subject is None and ctx is not None and isinstance(reader.writer, dict):
+                subject = self._conf.subject_name(ctx, reader.writer.get("name"))
+            if plan.has_encoding:
+                data = plan.encoding(ctx, subject, bytes(data[offset:]), original)
+                offset = 0
         if reader.is_bytes:
             value: Any = bytes(data[offset:])
         else:
@@ -708,6 +759,8 @@ class AvroDeserializer(Deserializer):
                 raise _undecodable(reader, exc) from exc
             if stream.tell() != len(data):
                 raise _left_over(reader, stream.tell(), len(data))
+        if plan is not None:
+            value = plan.decoded(ctx, subject, value, original)
         if self._from_dict is not None:
             if ctx is None:
                 raise TypeError("SerializationContext cannot be None")

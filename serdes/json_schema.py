@@ -28,17 +28,21 @@ from serdes._serde import (
     DESERIALIZER_KEYS,
     SERIALIZER_KEYS,
     SerdeConf,
-    check_no_rules,
     fetch_writer_schema,
     register_or_lookup,
 )
 from serdes.errors import SerializationError
+from serdes.rules.context import set_original_key
+from serdes.rules.engine import RuleRunner
+from serdes.rules.plan import read_plan, write_plan
+from serdes.rules.walk_json import json_field_transformer, json_references
 from serdes.schema import Schema
 
 __all__ = ["JSONDeserializer", "JSONSerializer"]
 
 _SCHEMA_TYPE = "JSON"
 _VALUE = MessageField.VALUE
+_KEY = MessageField.KEY
 
 
 def _as_schema(value: Any) -> Schema | None:
@@ -145,6 +149,8 @@ class JSONSerializer(Serializer):
     ) -> None:
         self._registry = schema_registry_client
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=True)
+        self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
+        self._plans: dict[Any, Any] = {}
         self._validate = SerdeConf._bool(self._conf.raw, "validate")
         if to_dict is not None and not callable(to_dict):
             raise ValueError(
@@ -170,12 +176,27 @@ class JSONSerializer(Serializer):
             self._compiled_cache[schema] = found
         return found
 
-    def _make(self, schema_id: int | None, guid: str | None, compiled: _Compiled) -> Any:
+    def _make(
+        self, schema_id: int | None, guid: str | None, compiled: _Compiled, plan: Any = None
+    ) -> Any:
         sid = wire.SchemaId(_SCHEMA_TYPE, schema_id, guid)
         prefix = (
             wire.id_prefix(schema_id) if self._conf.prefix_ids and schema_id is not None else None
         )
-        return prefix, sid, compiled
+        return prefix, sid, compiled, plan
+
+    def _plan(self, schema: Schema, compiled: _Compiled) -> Any:
+        """The WRITE rules of ``schema`` (serdes.rules.plan.WritePlan), built once."""
+        if schema not in self._plans:
+            self._plans[schema] = write_plan(
+                self._rules,
+                schema,
+                lambda: json_field_transformer(
+                    compiled.doc, lambda: json_references(schema, self._registry)
+                ),
+                lambda: None,
+            )
+        return self._plans[schema]
 
     def _writer_for(self, ctx: SerializationContext | None) -> Any:
         subject = self._conf.subject_name(ctx, self._schema_name)
@@ -186,8 +207,8 @@ class JSONSerializer(Serializer):
         if self._conf.uses_latest:
             rs = self._conf.latest_schema(self._registry, subject)
             assert rs is not None
-            check_no_rules(rs.schema, f"subject {subject} schema id {rs.schema_id}")
-            return self._make(rs.schema_id, rs.guid, self._compile(rs.schema))
+            compiled = self._compile(rs.schema)
+            return self._make(rs.schema_id, rs.guid, compiled, self._plan(rs.schema, compiled))
         writer = self._writers.get(subject)
         if writer is None:
             with self._lock:
@@ -205,6 +226,8 @@ class JSONSerializer(Serializer):
     def __call__(self, obj: object, ctx: SerializationContext | None = None) -> bytes | None:
         if obj is None:
             return None
+        if ctx is not None and ctx.field == _KEY:
+            set_original_key(obj)  # for a DLQ record of the value's rules (as confluent)
         writer = None
         if self._by_topic and ctx is not None:
             writer = (self._value_writers if ctx.field == _VALUE else self._key_writers).get(
@@ -212,13 +235,15 @@ class JSONSerializer(Serializer):
             )
         if writer is None:
             writer = self._writer_for(ctx)
-        prefix, sid, compiled = writer
+        prefix, sid, compiled, plan = writer
         if self._to_dict is not None:
             if ctx is None:
                 raise TypeError("SerializationContext cannot be None")
             value = self._to_dict(obj, ctx)
         else:
             value = obj
+        if plan is not None:
+            value = plan.domain(ctx, self._conf.subject_name(ctx, self._schema_name), value)
         if self._validate:
             compiled.check(value, "record")
         try:
@@ -227,6 +252,9 @@ class JSONSerializer(Serializer):
             raise SerializationError(f"record is not JSON-serializable: {exc}") from exc
         if body.__class__ is str:
             body = body.encode("utf-8")  # type: ignore[union-attr]
+        if plan is not None and plan.has_encoding:
+            subject = self._conf.subject_name(ctx, self._schema_name)
+            return self._conf.schema_id_serializer(plan.encoding(ctx, subject, body), ctx, sid)
         if prefix is not None:
             return prefix + body  # type: ignore[operator]
         return self._conf.schema_id_serializer(body, ctx, sid)
@@ -259,6 +287,8 @@ class JSONDeserializer(Deserializer):
             )
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=False)
         self._validate = SerdeConf._bool(self._conf.raw, "validate")
+        self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
+        self._plans: dict[Any, Any] = {}
         self._schema = _as_schema(schema_str)
         self._compiled_cache: dict[Schema, _Compiled] = {}
         self._reader = self._compile(self._schema) if self._schema is not None else None
@@ -270,7 +300,7 @@ class JSONDeserializer(Deserializer):
         self._from_dict = from_dict
         self._decode_json = json_decode or orjson.loads
         self._lock = threading.Lock()
-        self._validators: dict[Any, tuple[_Compiled | None, str]] = {}
+        self._validators: dict[Any, tuple[_Compiled | None, str, Any]] = {}
         self._plain = (
             self._conf.dual_ids and not self._conf.strategy_is_custom and not self._conf.uses_latest
         )
@@ -285,6 +315,8 @@ class JSONDeserializer(Deserializer):
     def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
         if data is None:
             return None
+        if ctx is not None and ctx.field == _KEY:
+            set_original_key(data)  # for a DLQ record of the value's rules (as confluent)
         if self._plain and len(data) > 4 and data[0] == 0 and (ctx is None or not ctx.headers):
             found = self._validators.get(int.from_bytes(data[1:5], "big"))
             if found is not None:
@@ -315,33 +347,55 @@ class JSONDeserializer(Deserializer):
                     self._validators[key] = found
         return self._decode(found, data, frame.offset, ctx)
 
-    def _load(self, frame: wire.Frame, subject: str | None) -> tuple[_Compiled | None, str]:
+    def _load(self, frame: wire.Frame, subject: str | None) -> tuple[_Compiled | None, str, Any]:
         label = f"id {frame.schema_id}" if frame.schema_id is not None else f"GUID {frame.guid}"
         if self._registry is None:
-            return self._reader, label
+            return self._reader, label, None
         writer_schema, _ = fetch_writer_schema(self._registry, frame.schema_id, frame.guid, subject)
-        check_no_rules(writer_schema, f"writer schema {label}")
+        latest = None
         if self._conf.uses_latest and subject is not None:
             latest = self._conf.latest_schema(self._registry, subject)
-            if latest is not None:
-                check_no_rules(latest.schema, f"subject {subject} latest schema")
-                return self._compile(latest.schema), label
-        if self._reader is not None:
-            return self._reader, label
-        return self._compile(writer_schema), label
+        if latest is not None:
+            target, compiled = latest.schema, self._compile(latest.schema)
+        elif self._reader is not None and self._schema is not None:
+            target, compiled = self._schema, self._reader
+        else:
+            target, compiled = writer_schema, self._compile(writer_schema)
+        key = (subject, writer_schema, target, latest.version if latest is not None else None)
+        if key not in self._plans:
+            self._plans[key] = read_plan(
+                self._rules,
+                self._registry,
+                subject,
+                writer_schema,
+                target,
+                latest,
+                lambda: json_field_transformer(
+                    compiled.doc, lambda: json_references(target, self._registry)
+                ),
+                lambda: None,
+            )
+        return compiled, label, self._plans[key]
 
     def _decode(
         self,
-        found: tuple[_Compiled | None, str],
+        found: tuple[_Compiled | None, str, Any],
         data: bytes,
         offset: int,
         ctx: SerializationContext | None,
     ) -> Any:
-        compiled, label = found
+        compiled, label, plan = found
+        original = data
+        if plan is not None:
+            subject = self._conf.subject_name(ctx, None) if ctx is not None else None
+            if plan.has_encoding:
+                data, offset = plan.encoding(ctx, subject, bytes(data[offset:]), original), 0
         try:
             value = self._decode_json(data[offset:])
         except (orjson.JSONDecodeError, ValueError) as exc:
             raise SerializationError(f"payload of schema {label} is not valid JSON: {exc}") from exc
+        if plan is not None:
+            value = plan.decoded(ctx, subject, value, original)
         if self._validate and compiled is not None:
             compiled.check(value, f"payload of schema {label}")
         if self._from_dict is not None:
