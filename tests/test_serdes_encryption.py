@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import struct
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -30,13 +29,14 @@ from confluent_kafka.schema_registry.rules.encryption import encrypt_executor as
 from confluent_kafka.schema_registry.rules.encryption.localkms.local_driver import LocalKmsDriver
 from confluent_kafka.serialization import MessageField, SerializationContext
 
+from serdes.avro import AvroDeserializer as SerdesAvroDeserializer
+from serdes.avro import AvroSerializer as SerdesAvroSerializer
 from serdes.client import SchemaRegistryClient as SerdesClient
 from serdes.encryption import tink
 from serdes.encryption.executor import Clock, EncryptionExecutor, FieldEncryptionExecutor
 from serdes.rules import RuleRegistry, RuleRunner
 from serdes.rules.model import RuleMode as Mode
 from serdes.rules.model import RulePhase
-from serdes.rules.walk_avro import avro_field_transformer, avro_inline_tags
 from tests.conftest import LiveServer
 
 SECRET = "a-local-kms-secret"
@@ -135,50 +135,53 @@ def confluent_serde(
 
 
 class Ours:
-    """serdes' side: the rule runner with our executors, the Avro field walker, fastavro."""
+    """serdes' side: its Avro serializer and deserializer with our executors; ``fields`` reads
+    a message without the ENCRYPT rule (fields still encrypted) to look at the ciphertexts."""
 
     def __init__(self, server: LiveServer, subject: str, clock: Clock | None = None) -> None:
         self.client = SerdesClient({"url": server.url})
-        rules = RuleRegistry()
-        rules.register_executor(FieldEncryptionExecutor(clock))
-        rules.register_executor(EncryptionExecutor(clock))
-        self.runner = RuleRunner(self.client, {"secret": SECRET}, rules)
+        self.rules = RuleRegistry()
+        self.rules.register_executor(FieldEncryptionExecutor(clock))
+        self.rules.register_executor(EncryptionExecutor(clock))
+        self.configure({"secret": SECRET})
         latest = self.client.get_latest_version(subject)
         self.subject = subject
-        self.schema_id = latest.schema_id
         self.target = latest.schema
         self.parsed = fastavro.parse_schema(json.loads(self.target.schema_str))
-        self.ctx = SerializationContext("topic", MessageField.VALUE)
+        self.ctx = SerializationContext(subject[: -len("-value")], MessageField.VALUE)
 
-    def _run(self, mode: Mode, message: Any, phase: RulePhase = RulePhase.DOMAIN) -> Any:
-        return self.runner.execute(
-            self.ctx,
-            self.subject,
-            mode,
-            None,
-            self.target,
-            message,
-            avro_inline_tags(self.parsed),
-            avro_field_transformer(self.parsed),
-            phase=phase,
+    def configure(self, rule_conf: dict[str, Any]) -> None:
+        conf = {"auto.register.schemas": False, "use.latest.version": True}
+        self.serializer = SerdesAvroSerializer(
+            self.client, None, conf=conf, rule_conf=rule_conf, rule_registry=self.rules
         )
+        self.deserializer = SerdesAvroDeserializer(
+            self.client, rule_conf=rule_conf, rule_registry=self.rules
+        )
+        self.runner = RuleRunner(self.client, rule_conf, self.rules)
 
     def serialize(self, value: dict[str, Any]) -> bytes:
-        encrypted = self._run(Mode.WRITE, dict(value))
-        out = io.BytesIO()
-        fastavro.schemaless_writer(out, self.parsed, encrypted)
-        payload = self._run(Mode.WRITE, out.getvalue(), RulePhase.ENCODING)
-        return b"\x00" + struct.pack(">I", self.schema_id) + payload
+        data: bytes = self.serializer(value, self.ctx)
+        return data
 
     def fields(self, data: bytes) -> dict[str, Any]:
-        """The record as written (fields still encrypted)."""
-        payload = self._run(Mode.READ, data[5:], RulePhase.ENCODING)
+        payload = self.runner.execute(
+            self.ctx,
+            self.subject,
+            Mode.READ,
+            None,
+            self.target,
+            data[5:],
+            None,
+            None,
+            phase=RulePhase.ENCODING,
+        )
         record: dict[str, Any] = fastavro.schemaless_reader(io.BytesIO(payload), self.parsed)
         return record
 
     def deserialize(self, data: bytes) -> dict[str, Any]:
-        decrypted: dict[str, Any] = self._run(Mode.READ, self.fields(data))
-        return decrypted
+        decoded: dict[str, Any] = self.deserializer(data, self.ctx)
+        return decoded
 
 
 def subject() -> str:
@@ -284,9 +287,9 @@ def test_wrong_secret_fails_to_decrypt(server: LiveServer) -> None:
     ser, _ = confluent_serde(server)
     theirs = ser(person(), SerializationContext(name[: -len("-value")], MessageField.VALUE))
     ours = Ours(server, name)
-    rules = RuleRegistry()
-    rules.register_executor(FieldEncryptionExecutor())
-    ours.runner = RuleRunner(ours.client, {"secret": "not the secret"}, rules)
+    ours.rules = RuleRegistry()
+    ours.rules.register_executor(FieldEncryptionExecutor())
+    ours.configure({"secret": "not the secret"})
     from serdes.errors import SerializationError
 
     with pytest.raises(SerializationError, match="failed to decrypt with all KEKs"):
