@@ -83,6 +83,12 @@ class EncryptionExecutor(RuleExecutor):
         self.config: dict[str, Any] | None = None
         self.clock = clock or Clock()
         self._lock = threading.Lock()
+        #: (rule, target schema) -> (rule, target, algorithm, kek name, expiry days): the
+        #: parameters of a rule on a schema, read once (both objects live as long as a serde)
+        self._params: dict[tuple[int, int], tuple[Any, Any, str, str, int]] = {}
+        #: (kek, subject, algorithm, version, read) -> the DEK and its cipher, once fetched,
+        #: unwrapped and checked (the DEK client caches the same DEKs for ever too)
+        self._ready: dict[tuple[str, str, str, int, bool], tuple[Dek, tink.Cipher]] = {}
 
     def configure(self, client_conf: dict[str, Any], rule_conf: dict[str, Any]) -> None:
         with self._lock:
@@ -109,6 +115,23 @@ class EncryptionExecutor(RuleExecutor):
         return self.new_transform(ctx).transform(ctx, FieldType.BYTES, message)
 
     def new_transform(self, ctx: RuleContext) -> EncryptionTransform:
+        key = (id(ctx.rule), id(ctx.target))
+        known = self._params.get(key)
+        if known is not None and known[0] is ctx.rule and known[1] is ctx.target:
+            return EncryptionTransform(self, known[2], known[3], known[4])
+        transform = self._new_transform(ctx)
+        if len(self._params) > 1000:
+            self._params.clear()
+        self._params[key] = (
+            ctx.rule,
+            ctx.target,
+            transform._algorithm,
+            transform._kek_name,
+            transform._expiry_days,
+        )
+        return transform
+
+    def _new_transform(self, ctx: RuleContext) -> EncryptionTransform:
         algorithm = ctx.get_parameter(ENCRYPT_DEK_ALGORITHM) or tink.AES256_GCM
         if algorithm not in tink.ALGORITHMS:
             raise RuleError("invalid dek algorithm")
@@ -321,8 +344,8 @@ class EncryptionTransform:
             plaintext = _to_bytes(field_type, value)
             if plaintext is None:
                 raise RuleError(f"type {field_type} not supported for encryption")
-            dek = self._get_or_create_dek(ctx, -1 if rotated else None)
-            ciphertext = self._cipher(dek).encrypt(plaintext, EMPTY_AAD)
+            dek, box = self._prepared(ctx, -1 if rotated else 1, False)
+            ciphertext = box.encrypt(plaintext, EMPTY_AAD)
             if rotated:
                 if dek.version is None:
                     raise RuleError("no version found for dek")
@@ -343,13 +366,28 @@ class EncryptionTransform:
                     raise RuleError("no version found in ciphertext")
                 version = int.from_bytes(ciphertext_in[1:5], "big")
                 ciphertext_in = ciphertext_in[5:]
-            dek = self._get_or_create_dek(ctx, version)
+            _, box = self._prepared(ctx, version or 1, True)
             try:
-                plaintext = self._cipher(dek).decrypt(ciphertext_in, EMPTY_AAD)
+                plaintext = box.decrypt(ciphertext_in, EMPTY_AAD)
             except tink.CryptoError as exc:
                 raise RuleError(str(exc)) from exc
             return plaintext.decode() if field_type == FieldType.STRING else plaintext
         raise RuleError(f"unsupported rule mode {ctx.rule_mode}")
+
+    def _prepared(self, ctx: RuleContext, version: int, read: bool) -> tuple[Dek, tink.Cipher]:
+        """The DEK of ``version`` (-1: the latest) and its cipher; fetched, created or
+        unwrapped the first time, and again on write once the DEK has expired."""
+        ready = self._executor._ready
+        key = (self._kek_name, ctx.subject or "", self._algorithm, version, read)
+        found = ready.get(key)
+        if found is not None and not self._is_expired(ctx, found[0]):
+            return found
+        dek = self._get_or_create_dek(ctx, version)
+        found = (dek, self._cipher(dek))
+        if len(ready) > 10_000:
+            ready.clear()
+        ready[key] = found
+        return found
 
     def _cipher(self, dek: Dek) -> tink.Cipher:
         raw = dek.get_key_material_bytes()
