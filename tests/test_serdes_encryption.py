@@ -354,3 +354,53 @@ def test_cloud_kms_without_its_extra_says_what_to_install(
         monkeypatch.delitem(sys.modules, name)
     with pytest.raises(KmsError, match=rf"pip install 'pyschemaregistry\[{extra}\]'"):
         aead_for(kms_type, "arn:aws:kms:eu-west-1:1:key/x", {})
+
+
+JSON_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer"},
+        "ssn": {"type": "string", "confluent:tags": ["PII"]},
+        "city": {"type": "string"},
+    },
+}
+
+
+def test_json_schema_field_encryption_both_ways(server: LiveServer) -> None:
+    from confluent_kafka.schema_registry.json_schema import JSONDeserializer as CJsonDe
+    from confluent_kafka.schema_registry.json_schema import JSONSerializer as CJsonSer
+
+    from serdes.json_schema import JSONDeserializer, JSONSerializer
+
+    name = subject()
+    rules = RuleSet(
+        migration_rules=[],
+        domain_rules=[encrypt_rule(f"kek_{uuid.uuid4().hex[:6]}")],
+        encoding_rules=[],
+    )
+    client = SchemaRegistryClient({"url": server.url})
+    client.register_schema(name, Schema(json.dumps(JSON_SCHEMA), "JSON", rule_set=rules))
+    confluent_serde(server)  # registers confluent-kafka's executors and local KMS driver
+    conf = {"auto.register.schemas": False, "use.latest.version": True}
+    ctx = SerializationContext(name[: -len("-value")], MessageField.VALUE)
+    theirs_ser = CJsonSer(None, client, conf=conf, rule_conf={"secret": SECRET})
+    theirs_de = CJsonDe(None, schema_registry_client=client, rule_conf={"secret": SECRET})
+    our_client = SerdesClient({"url": server.url})
+    our_rules = RuleRegistry()
+    our_rules.register_executor(FieldEncryptionExecutor())
+    our_ser = JSONSerializer(
+        None, our_client, conf=conf, rule_conf={"secret": SECRET}, rule_registry=our_rules
+    )
+    our_de = JSONDeserializer(
+        None,
+        schema_registry_client=our_client,
+        rule_conf={"secret": SECRET},
+        rule_registry=our_rules,
+    )
+    doc = {"id": 1, "ssn": "123-45-6789", "city": "Lyon"}
+    theirs = theirs_ser(dict(doc), ctx)
+    assert b"123-45-6789" not in theirs and b"Lyon" in theirs
+    assert our_de(theirs, ctx) == doc
+    mine = our_ser(dict(doc), ctx)
+    assert b"123-45-6789" not in mine
+    assert theirs_de(mine, ctx) == doc
