@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 from confluent_kafka.schema_registry.rules.encryption.dek_registry.dek_registry_client import (
@@ -23,6 +24,7 @@ from registry.settings import Settings
 from registry.store.factory import open_store
 from tests.conftest import CONTENT_TYPE, LiveServer
 from tests.kafka_helpers import kafka_client
+from tests.production_helpers import settled_leader
 
 KEKS = "/dek-registry/v1/keks"
 PATHS = [
@@ -140,3 +142,42 @@ def test_confluent_dek_registry_client(live_server: LiveServer) -> None:
     with pytest.raises(SchemaRegistryError) as conflict:
         again.register_kek("ck", "local-kms", "other")
     assert (conflict.value.http_status_code, conflict.value.error_code) == (409, 40971)
+
+
+def test_a_follower_forwards_key_writes_to_the_leader(
+    kafka_bootstrap: str, kafka_topic: str, tmp_path: Path
+) -> None:
+    from tests.test_kafka_cluster import SESSION, wait_ready
+
+    url = f"kafka://{kafka_bootstrap}/?topic={kafka_topic}&{SESSION}"
+    servers = [LiveServer(url, tmp_path), LiveServer(url, tmp_path)]
+    try:
+        for server in servers:
+            server.start()
+        leader = settled_leader(servers, wait_ready, election=(kafka_bootstrap, kafka_topic))
+        follower = next(s for s in servers if s is not leader)
+        headers = {"Content-Type": CONTENT_TYPE}
+        made = httpx.post(
+            f"{follower.url}{KEKS}",
+            json={"name": "fk", "kmsType": "local-kms", "kmsKeyId": "a"},
+            headers=headers,
+            timeout=30,
+        )
+        assert made.status_code == 200, made.text
+        dek = httpx.post(
+            f"{follower.url}{KEKS}/fk/deks/orders",
+            json={"encryptedKeyMaterial": material("m")},
+            headers=headers,
+            timeout=30,
+        )
+        assert dek.status_code == 200, dek.text
+        again = httpx.post(f"{follower.url}{KEKS}/fk/deks/orders", json={}, headers=headers)
+        assert again.json()["error_code"] == 42271  # the leader's answer, verbatim
+        # read-your-writes on the follower, and the leader has them
+        for server in (follower, leader):
+            got = httpx.get(f"{server.url}{KEKS}/fk/deks/orders/versions", timeout=5)
+            assert got.json() == [1]
+    finally:
+        for server in servers:
+            if server.proc is not None and server.proc.poll() is None:
+                server.stop()
