@@ -15,7 +15,7 @@ import unicodedata
 from typing import Any
 
 from registry import errors
-from registry.core import LATEST, Draft, Registry
+from registry.core import Draft, Registry
 from registry.dek_records import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
@@ -344,10 +344,8 @@ def _targets(
     if version is None:
         found = index.versions(kek_name, subject, algorithm, True)
     else:
-        one = index.dek(kek_name, subject, algorithm, version, True)
+        one = index.dek(kek_name, subject, algorithm, version, True)  # LATEST: the newest
         found = [one] if one is not None else []
-        if version == LATEST and one is not None:
-            found = [one]
     if not found:
         raise key_not_found(subject)
     return found

@@ -295,3 +295,59 @@ def test_dek_rights_follow_the_subject(tmp_path: Path) -> None:
             ]
     finally:
         reg.stop()
+
+
+def test_records_have_confluents_key_format(client: TestClient, registry: Registry) -> None:
+    assert client.post(KEKS, json=kek()).status_code == 200
+    body = {"encryptedKeyMaterial": material(), "algorithm": "AES256_SIV", "version": 3}
+    assert client.post(f"{KEKS}/k1/deks/s", json=body).status_code == 200
+    keys = [r.key for r in registry.store.read_after(-1)]
+    assert keys == [
+        b'{"tenant":"default","name":"k1","type":"KEK"}',
+        b'{"tenant":"default","kekName":"k1","subject":"s","algorithm":"AES256_SIV",'
+        b'"version":3,"type":"DEK"}',
+    ]
+
+
+def test_records_written_by_confluent_are_served(tmp_path: Path) -> None:
+    """Keys in another field order, values without ``ts`` (Confluent's KafkaCache keeps the
+    record timestamp), another tenant's keys skipped, a tombstone removing a DEK."""
+    from registry.records import Record
+
+    state = Registry(open_store(f"sqlite:///{tmp_path / 'r.db'}"), Settings()).state
+    kek_key = b'{"type":"KEK","name":"ck","tenant":"default"}'
+    dek_key = (
+        b'{"type":"DEK","version":1,"algorithm":"AES256_GCM","subject":"t","kekName":"ck",'
+        b'"tenant":"default"}'
+    )
+    records = [
+        (
+            kek_key,
+            b'{"name":"ck","kmsType":"aws-kms","kmsKeyId":"arn","kmsProps":{},'
+            b'"shared":false,"deleted":false,"type":"KEK"}',
+        ),
+        (
+            b'{"tenant":"other","name":"x","type":"KEK"}',
+            b'{"name":"x","kmsType":"aws-kms","kmsKeyId":"a","deleted":false,"type":"KEK"}',
+        ),
+        (
+            dek_key,
+            b'{"kekName":"ck","subject":"t","version":1,"algorithm":"AES256_GCM",'
+            b'"encryptedKeyMaterial":"AAAA","deleted":false,"type":"DEK"}',
+        ),
+        (
+            dek_key.replace(b'"version":1', b'"version":2'),
+            b'{"kekName":"ck","subject":"t","version":2,"algorithm":"AES256_GCM",'
+            b'"encryptedKeyMaterial":"BBBB","deleted":false,"type":"DEK"}',
+        ),
+        (dek_key.replace(b'"version":1', b'"version":2'), None),
+    ]
+    state.apply_all(
+        Record(key, value, offset, 1_700_000_000_000 + offset)
+        for offset, (key, value) in enumerate(records)
+    )
+    index = state.encryption_keys
+    assert index.kek_names(True) == ["ck"]
+    dek = index.dek("ck", "t", "AES256_GCM", -1, False)
+    assert dek is not None and dek.version == 1 and dek.encrypted_key_material == "AAAA"
+    assert dek.ts == 1_700_000_000_002
