@@ -182,6 +182,24 @@ class KeyIndex:
     #: kek name -> (subject, algorithm, version) -> dek
     deks: dict[str, dict[tuple[str, str, int], Dek]] = field(default_factory=dict)
     skipped: int = 0
+    #: offset of the last record applied from a separate keys log (Kafka's keys topic)
+    offset: int = -1
+
+    def apply_record(self, record: Record) -> None:
+        """A record of a separate keys log: skipped when already applied."""
+        if 0 <= record.offset <= self.offset:
+            return
+        if record.offset >= 0:
+            self.offset = record.offset
+        try:
+            key = records.decode_key(record.key)
+            value = records.decode_value(record.value)
+        except records.RecordFormatError as exc:
+            self.skipped += 1
+            log.warning("skipping keys record at offset %s: %s", record.offset, exc)
+            return
+        if key.keytype in records.ENCRYPTION_KEY_TYPES:
+            self.apply(key, value, record)
 
     def apply(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         try:

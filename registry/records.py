@@ -26,6 +26,7 @@ KEY_TYPES = frozenset({SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT
 KEK = "KEK"
 DEK = "DEK"
 ENCRYPTION_KEY_TYPES = frozenset({KEK, DEK})
+KEYS_LOG = "keys"
 
 
 class RecordFormatError(ValueError):
@@ -54,12 +55,15 @@ class RecordKey:
 
 @dataclass(frozen=True)
 class Record:
-    """One log entry: key bytes, value bytes (``None`` = tombstone), offset and timestamp (ms)."""
+    """One log entry: key bytes, value bytes (``None`` = tombstone), offset and timestamp (ms).
+    ``log`` is ``""`` for the record log; :data:`KEYS_LOG` for a record of a store's separate
+    DEK registry log (the Kafka store's keys topic), whose offsets are its own."""
 
     key: bytes
     value: bytes | None
     offset: int = -1
     timestamp: int = 0
+    log: str = ""
 
 
 def schema_key(subject: str, version: int) -> RecordKey:

@@ -114,6 +114,9 @@ class State:
             self.apply(record)
 
     def apply(self, record: Record) -> None:
+        if record.log:  # a separate DEK registry log, with offsets of its own
+            self.encryption_keys.apply_record(record)
+            return
         if record.offset <= self.offset and record.offset >= 0:
             return
         if record.offset >= 0:

@@ -4,6 +4,8 @@ on restart, carried by ``schema-registry copy``; served to confluent-kafka's Dek
 from __future__ import annotations
 
 import base64
+import json
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,7 +25,7 @@ from registry.core import Registry
 from registry.settings import Settings
 from registry.store.factory import open_store
 from tests.conftest import CONTENT_TYPE, LiveServer
-from tests.kafka_helpers import kafka_client
+from tests.kafka_helpers import kafka_client, read_topic
 from tests.production_helpers import settled_leader
 
 KEKS = "/dek-registry/v1/keks"
@@ -105,17 +107,35 @@ def test_postgres_store_and_copy_to_sqlite(postgres_store_url: str, tmp_path: Pa
         assert answers(client) == before
 
 
-def test_kafka_store_replay_and_copy(kafka_url: str, tmp_path: Path) -> None:
+def test_kafka_store_keeps_keys_in_their_own_topic_replays_and_copies(
+    kafka_bootstrap: str, kafka_url: str, kafka_topic: str, tmp_path: Path
+) -> None:
     with kafka_client(kafka_url) as client:
         fill(client)
         before = answers(client)
     check(before)
+    # as Confluent: KEKs and DEKs in the keys topic, schemas alone in the schemas topic
+    keys_topic = f"{kafka_topic}_dek_registry_keys"
+    kinds = {json.loads(k).get("type") for k, _ in read_topic(kafka_bootstrap, keys_topic)}
+    assert kinds == {"KEK", "DEK"}
+    schema_keys = [json.loads(k) for k, _ in read_topic(kafka_bootstrap, kafka_topic)]
+    assert {k["keytype"] for k in schema_keys} == {"SCHEMA"}
     with kafka_client(kafka_url) as client:
         assert answers(client) == before
     backup = f"sqlite:///{tmp_path / 'backup.db'}"
     assert copy_store(kafka_url, backup).records > 0
     with sql_client(backup) as client:
         assert answers(client) == before
+    restored_topic = f"restored_{uuid.uuid4().hex[:8]}"
+    restored = f"kafka://{kafka_bootstrap}/?topic={restored_topic}"
+    assert copy_store(backup, restored).records > 0
+    with kafka_client(restored) as client:
+        assert answers(client) == before
+    restored_kinds = {
+        json.loads(k).get("type")
+        for k, _ in read_topic(kafka_bootstrap, f"{restored_topic}_dek_registry_keys")
+    }
+    assert restored_kinds == {"KEK", "DEK"}
 
 
 def test_confluent_dek_registry_client(live_server: LiveServer) -> None:
