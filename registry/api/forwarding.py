@@ -163,6 +163,9 @@ def readiness(registry: Registry) -> tuple[bool, str]:
         return False, (
             f"Schema Registry is not ready: applied offset {registry.state.offset} of {last}"
         )
+    keys_last = getattr(registry.store, "keys_replayed_through", lambda: -1)()
+    if registry.state.encryption_keys.offset < keys_last:
+        return False, "Schema Registry is not ready: applying the DEK registry's keys"
     return True, detail
 
 

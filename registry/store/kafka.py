@@ -553,6 +553,10 @@ class KafkaLogStore(LogStore):
         """Records of the keys topic read so far with an offset above ``offset``."""
         return self.keys.read_after(offset) if self.keys is not None else []
 
+    def keys_replayed_through(self) -> int:
+        """Offset of the keys topic the registry must have applied to be ready (-1: none)."""
+        return self.keys.start_last if self.keys is not None else -1
+
     def iter_keys(self) -> Iterator[Record]:
         """The keys topic as read so far (see :meth:`iter_all`)."""
         if self.keys is not None:

@@ -57,6 +57,10 @@ class KeysTopic:
         self._trimmed_through = -1
         self._position = 0
         self._start_target = 0
+        self._last_offset = -1
+        #: offset of the last record below the end the topic had at open (once reached): the
+        #: registry is ready when it has applied this far
+        self.start_last = -1
         self.caught_up = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -134,12 +138,16 @@ class KeysTopic:
             with self._cond:
                 self._records.extend(batch)
                 self._offsets.extend(r.offset for r in batch)
+                if batch:
+                    self._last_offset = batch[-1].offset
                 self._position = position
                 self._cond.notify_all()
-            if position >= self._start_target:
+            reached = position >= self._start_target and not self.caught_up.is_set()
+            if reached:
+                self.start_last = self._last_offset
                 self.caught_up.set()
             listener = self.on_records
-            if batch and listener is not None and self.caught_up.is_set():
+            if (batch or reached) and listener is not None and self.caught_up.is_set():
                 try:
                     listener()
                 except Exception:
