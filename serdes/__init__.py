@@ -6,14 +6,21 @@
 Same configuration keys, method names, constructor arguments and bytes on the wire as
 confluent-kafka's; faster. This package never imports the ``registry`` server package.
 
-Not carried over: data-contract rules. ``rule_conf``/``rule_registry`` are accepted so that
-constructor calls keep working, but rules are not executed, and a schema that carries rules is
-refused with ``SerializationError`` rather than used without them. The serializer/deserializer
-builders and the async client are not provided either.
+Data-contract rules (CEL, CEL_FIELD, JSONATA, actions NONE/ERROR/DLQ) run as in
+confluent-kafka: see ``serdes.rules``. The serializer/deserializer builders and the async
+client are not provided.
 """
 
 from serdes.client import Association, SchemaRegistryClient
 from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
+from serdes.rules.model import (
+    MetadataProperties,
+    MetadataTags,
+    Rule,
+    RuleKind,
+    RuleMode,
+    RuleParams,
+)
 from serdes.schema import (
     ConfigCompatibilityLevel,
     Metadata,
@@ -44,7 +51,13 @@ __all__ = [
     "Association",
     "ConfigCompatibilityLevel",
     "Metadata",
+    "MetadataProperties",
+    "MetadataTags",
     "RegisteredSchema",
+    "Rule",
+    "RuleKind",
+    "RuleMode",
+    "RuleParams",
     "RuleSet",
     "Schema",
     "SchemaReference",

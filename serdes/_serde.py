@@ -164,7 +164,8 @@ def register_or_lookup(
 
 
 def check_no_rules(schema: Any, where: str) -> None:
-    """Refuse schemas carrying data-contract rules: running without them would be wrong."""
+    """Refuse schemas carrying data-contract rules where they are not run (the Spark
+    encoders): running without them would be wrong. The serdes run them (serdes.rules)."""
     rule_set = getattr(schema, "rule_set", None)
     if rule_set is None:
         return
@@ -172,8 +173,8 @@ def check_no_rules(schema: Any, where: str) -> None:
     kinds = [k for k in ("migrationRules", "domainRules", "encodingRules") if doc.get(k)]
     if kinds:
         raise SerializationError(
-            f"{where} carries data-contract rules ({', '.join(kinds)}); serdes does not "
-            "execute rules, so it refuses rather than produce a result without them"
+            f"{where} carries data-contract rules ({', '.join(kinds)}); this encoder does "
+            "not execute rules, so it refuses rather than produce a result without them"
         )
 
 

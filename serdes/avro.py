@@ -402,6 +402,8 @@ class AvroSerializer(Serializer):
         self._registry = schema_registry_client
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=True)
         self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
+        self._latest_writers: dict[Any, _Writer] = {}
+        self._latest_seen: dict[str, tuple[Any, _Writer]] = {}
         self._strict = SerdeConf._bool(self._conf.raw, "validate.strict")
         self._strict_allow_default = SerdeConf._bool(
             self._conf.raw, "validate.strict.allow.default"
@@ -475,12 +477,13 @@ class AvroSerializer(Serializer):
     def _latest_writer(self, subject: str) -> _Writer:
         rs = self._conf.latest_schema(self._registry, subject)
         assert rs is not None
-        key = (rs.schema_id, rs.guid, rs.schema)
-        found = self._latest_writers.get(key) if hasattr(self, "_latest_writers") else None
+        seen = self._latest_seen.get(subject)
+        if seen is not None and seen[0] is rs:  # the client's cached answer: no hashing
+            return seen[1]
+        key = (subject, rs.schema_id, rs.guid, rs.schema)
+        found = self._latest_writers.get(key)
         if found is None:
             with self._lock:
-                if not hasattr(self, "_latest_writers"):
-                    self._latest_writers: dict[Any, _Writer] = {}
                 parsed = self._parse(rs.schema)
                 found = self._make_writer(parsed, rs.schema_id, rs.guid)
                 found.rules = write_plan(
@@ -488,10 +491,12 @@ class AvroSerializer(Serializer):
                     rs.schema,
                     lambda: avro_field_transformer(parsed),
                     lambda: avro_inline_tags(parsed),
+                    subject,
                 )
                 if found.rules is not None and found.rules.has_encoding:
                     found.prefix = None  # the payload is rewritten before framing
                 self._latest_writers[key] = found
+        self._latest_seen[subject] = (rs, found)
         return found
 
     def _writer_for(self, ctx: SerializationContext | None) -> _Writer:
@@ -526,7 +531,7 @@ class AvroSerializer(Serializer):
         else:
             value = obj
         if writer.rules is not None:
-            value = writer.rules.domain(ctx, self._subject_name(ctx, self._schema_name), value)
+            value = writer.rules.domain(ctx, writer.rules.subject, value)
         if writer.is_bytes:
             body = value if isinstance(value, bytes) else str(value).encode()
             if writer.prefix is not None:
@@ -557,7 +562,7 @@ class AvroSerializer(Serializer):
 
     def _framed(self, writer: _Writer, body: bytes, ctx: SerializationContext | None) -> bytes:
         if writer.rules is not None and writer.rules.has_encoding:
-            body = writer.rules.encoding(ctx, self._subject_name(ctx, self._schema_name), body)
+            body = writer.rules.encoding(ctx, writer.rules.subject, body)
         return self._conf.schema_id_serializer(body, ctx, writer.schema_id)
 
 

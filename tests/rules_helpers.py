@@ -5,9 +5,12 @@ and serdes and giving back what each did (its value, or that it failed)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
+from confluent_kafka.schema_registry import SchemaRegistryClient as ConfluentClient
 from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor as CCel
 from confluent_kafka.schema_registry.rules.cel.cel_field_executor import (
     CelFieldExecutor as CCelField,
@@ -17,11 +20,35 @@ from confluent_kafka.schema_registry.rules.jsonata.jsonata_executor import (
 )
 from confluent_kafka.serialization import MessageField, SerializationContext, SerializationError
 
-from serdes import Metadata, RuleSet, Schema
+from serdes import Metadata, RuleSet, Schema, SchemaRegistryClient
 from serdes.rules.cel import CelExecutor, CelFieldExecutor
 from serdes.rules.jsonata import JsonataExecutor
+from tests.conftest import LiveServer
 
 _counter = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def rules_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One registry process for all the rules tests (each test uses its own subjects)."""
+    tmp: Path = tmp_path_factory.mktemp("rules-registry")
+    server = LiveServer(f"sqlite:///{tmp / 'live.db'}", tmp)
+    server.start()
+    try:
+        yield server
+    finally:
+        if server.proc is not None and server.proc.poll() is None:
+            server.stop()
+
+
+@pytest.fixture(scope="module")
+def ours(rules_server: LiveServer) -> SchemaRegistryClient:
+    return SchemaRegistryClient({"url": rules_server.url})
+
+
+@pytest.fixture(scope="module")
+def theirs(rules_server: LiveServer) -> ConfluentClient:
+    return ConfluentClient({"url": rules_server.url})
 
 
 def register_executors() -> None:

@@ -2,7 +2,7 @@
 registry: the same rule sets give the same verdicts, the same transformed bytes and the
 same values read back, in both directions (each library reading the other's frames)."""
 
-# ruff: noqa: F811  (module-scoped fixtures imported from tests.serdes_helpers)
+# ruff: noqa: F811  (fixtures imported from tests.rules_helpers)
 from __future__ import annotations
 
 import copy
@@ -14,8 +14,17 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer as CAvroDeseri
 from confluent_kafka.schema_registry.avro import AvroSerializer as CAvroSerializer
 
 from serdes.avro import AvroDeserializer, AvroSerializer
-from tests.rules_helpers import both, register, register_executors, rule, topic, value_ctx
-from tests.serdes_helpers import ours, registry_server, theirs  # noqa: F401
+from tests.rules_helpers import (  # noqa: F401
+    both,
+    ours,
+    register,
+    register_executors,
+    rule,
+    rules_server,
+    theirs,
+    topic,
+    value_ctx,
+)
 
 register_executors()
 

@@ -1,7 +1,7 @@
 """Data-contract rules in serdes.json_schema against confluent-kafka 2.16's JSON serdes on
 one live registry: same verdicts, same transformed bytes and values, both directions."""
 
-# ruff: noqa: F811  (module-scoped fixtures imported from tests.serdes_helpers)
+# ruff: noqa: F811  (fixtures imported from tests.rules_helpers)
 from __future__ import annotations
 
 import copy
@@ -13,8 +13,17 @@ from confluent_kafka.schema_registry.json_schema import JSONDeserializer as CJSO
 from confluent_kafka.schema_registry.json_schema import JSONSerializer as CJSONSerializer
 
 from serdes.json_schema import JSONDeserializer, JSONSerializer
-from tests.rules_helpers import both, register, register_executors, rule, topic, value_ctx
-from tests.serdes_helpers import ours, registry_server, theirs  # noqa: F401
+from tests.rules_helpers import (  # noqa: F401
+    both,
+    ours,
+    register,
+    register_executors,
+    rule,
+    rules_server,
+    theirs,
+    topic,
+    value_ctx,
+)
 
 register_executors()
 

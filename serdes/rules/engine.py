@@ -37,6 +37,8 @@ __all__ = ["Migration", "RuleRunner", "has_rules"]
 
 log = logging.getLogger(__name__)
 
+_CONDITION = RuleKind.CONDITION
+_TRANSFORM = RuleKind.TRANSFORM
 _ERROR = ErrorAction()
 _NONE = NoneAction()
 _KEY = "key"
@@ -101,7 +103,7 @@ def _dlq_replay(ser_ctx: Any, rule: Rule) -> bool:
 class RuleRunner:
     """A serde's rule machinery: its registry, configured once with the serde's conf."""
 
-    __slots__ = ("registry",)
+    __slots__ = ("_selections", "registry")
 
     def __init__(
         self,
@@ -112,6 +114,7 @@ class RuleRunner:
         self.registry = (
             rule_registry if rule_registry is not None else RuleRegistry.get_global_instance()
         )
+        self._selections: dict[Any, Any] = {}
         client_conf: dict[str, Any] = {}
         if client is not None and hasattr(client, "config"):
             try:
@@ -139,30 +142,20 @@ class RuleRunner:
         """Run the rules of ``phase`` that apply in ``rule_mode`` on ``message``; the result."""
         if message is None or target is None:
             return message
-        if rule_mode is RuleMode.DOWNGRADE:
-            parsed = rules_of(source)
-            rules = tuple(reversed(parsed.migration_rules))
-        else:
-            parsed = rules_of(target)
-            rules = (
-                parsed.migration_rules
-                if rule_mode is RuleMode.UPGRADE
-                else _phase_rules(parsed, phase)
-            )
-            if rule_mode is RuleMode.READ:
-                rules = tuple(reversed(rules))
-        if not rules:
+        enabled_env, rules, runnable = self._selection(
+            source if rule_mode is RuleMode.DOWNGRADE else target, rule_mode, phase
+        )
+        if not runnable:
             return message
         if original is None:
             original = message
         is_key = ser_ctx is not None and getattr(ser_ctx, "field", None) == _KEY
         original_key = original if is_key else get_original_key()
         original_value = None if is_key else original
-        enabled_env = parsed.enable_at
         registry = self.registry
-        for index, rule in enumerate(rules):
-            if rule.mode is None or rule_mode not in _RUNS_IN[rule.mode]:
-                continue
+        overridden = bool(registry._overrides)
+        headers = getattr(ser_ctx, "headers", None) if ser_ctx is not None else None
+        for index, rule, off in runnable:
             ctx = RuleContext(
                 enabled_env,
                 ser_ctx,
@@ -178,7 +171,9 @@ class RuleRunner:
                 original_key,
                 original_value,
             )
-            if self._disabled(ctx, rule) or _dlq_replay(ser_ctx, rule):
+            if (self._disabled(ctx, rule) if overridden else off) or (
+                headers and _dlq_replay(ser_ctx, rule)
+            ):
                 continue
             if rule.type is None:
                 self._run_action(
@@ -191,7 +186,7 @@ class RuleRunner:
                     "ERROR",
                 )
                 return message
-            executor = registry.get_executor(rule.type.upper())
+            executor = registry._executors.get(rule.type.upper())
             if executor is None:
                 self._run_action(
                     ctx,
@@ -205,10 +200,11 @@ class RuleRunner:
                 return message
             try:
                 result = executor.transform(ctx, message)
-                if rule.kind is RuleKind.CONDITION:
+                kind = rule.kind
+                if kind is _CONDITION:
                     if not result:
                         raise RuleConditionError(rule)
-                elif rule.kind is RuleKind.TRANSFORM:
+                elif kind is _TRANSFORM:
                     message = result
                 if message is None:
                     self._run_action(
@@ -225,6 +221,36 @@ class RuleRunner:
                     ctx, rule_mode, rule, self._on_failure(rule), message, exc, "ERROR"
                 )
         return message
+
+    def _selection(
+        self, schema: Any, rule_mode: RuleMode, phase: RulePhase
+    ) -> tuple[str | None, tuple[Rule, ...], tuple[tuple[int, Rule, bool], ...]]:
+        """The rules of ``schema`` for this mode and phase, in running order, and the ones
+        that run in this mode (index, rule, disabled by the rule or the rule set's
+        ``enableAt``); computed once per schema object."""
+        key = (id(schema), id(rule_mode), id(phase))  # ints: Enum hashing is slow
+        found = self._selections.get(key)
+        if found is not None and found[0] is schema:
+            return found[1]
+        parsed = rules_of(schema)
+        if rule_mode in (RuleMode.UPGRADE, RuleMode.DOWNGRADE):
+            rules = parsed.migration_rules
+        else:
+            rules = _phase_rules(parsed, phase)
+        if rule_mode in (RuleMode.READ, RuleMode.DOWNGRADE):
+            rules = tuple(reversed(rules))
+        env = parsed.enable_at if parsed.enable_at is not None else "ALL"
+        env_off = env not in ("ALL", "CLIENT")
+        runnable = tuple(
+            (index, rule, bool(rule.disabled) or (env_off and rule.type is not None))
+            for index, rule in enumerate(rules)
+            if rule.mode is not None and rule_mode in _RUNS_IN[rule.mode]
+        )
+        result = (parsed.enable_at, rules, runnable)
+        if len(self._selections) > 4096:
+            self._selections.clear()
+        self._selections[key] = (schema, result)
+        return result
 
     def _disabled(self, ctx: RuleContext, rule: Rule) -> bool:
         if rule.type is None:

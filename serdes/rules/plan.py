@@ -33,6 +33,7 @@ class WritePlan:
         "has_encoding",
         "inline_tags",
         "runner",
+        "subject",
         "target",
     )
 
@@ -42,7 +43,9 @@ class WritePlan:
         target: Any,
         field_transformer: FieldTransformer | None,
         inline_tags: dict[str, set[str]] | None,
+        subject: str | None = None,
     ) -> None:
+        self.subject = subject  # the subject the plan was built for, when it is one only
         self.runner = runner
         self.target = target
         self.field_transformer = field_transformer
@@ -85,6 +88,7 @@ def write_plan(
     target: Any,
     field_transformer: Callable[[], FieldTransformer | None],
     inline_tags: Callable[[], dict[str, set[str]] | None],
+    subject: str | None = None,
 ) -> WritePlan | None:
     """The plan for serializing with ``target`` (a Schema), or None when it has no WRITE
     rules. The walker and inline tags are only built when there are rules."""
@@ -93,7 +97,7 @@ def write_plan(
         or has_rules(target, RulePhase.ENCODING, RuleMode.WRITE)
     ):
         return None
-    return WritePlan(runner, target, field_transformer(), inline_tags())
+    return WritePlan(runner, target, field_transformer(), inline_tags(), subject)
 
 
 class ReadPlan:
@@ -143,23 +147,30 @@ class ReadPlan:
         )
 
     def decoded(self, ctx: Any, subject: str | None, value: Any, original: bytes) -> Any:
-        if ctx is None or subject is None:
+        """The migrations, then the READ domain rules."""
+        return self.domain(ctx, subject, self.migrate(ctx, subject, value), original)
+
+    def migrate(self, ctx: Any, subject: str | None, value: Any) -> Any:
+        """The migrations from the writer's version to the reader's."""
+        if not self.migrations or ctx is None or subject is None:
             return value
-        if self.migrations:
-            value = self.runner.execute_migrations(ctx, subject, self.migrations, value)
-        if self.has_domain:
-            value = self.runner.execute(
-                ctx,
-                subject,
-                RuleMode.READ,
-                None,
-                self.target,
-                value,
-                self.inline_tags,
-                self.field_transformer,
-                original,
-            )
-        return value
+        return self.runner.execute_migrations(ctx, subject, self.migrations, value)
+
+    def domain(self, ctx: Any, subject: str | None, value: Any, original: bytes) -> Any:
+        """The READ domain rules of the reader schema."""
+        if not self.has_domain or ctx is None or subject is None:
+            return value
+        return self.runner.execute(
+            ctx,
+            subject,
+            RuleMode.READ,
+            None,
+            self.target,
+            value,
+            self.inline_tags,
+            self.field_transformer,
+            original,
+        )
 
 
 def read_plan(

@@ -9,6 +9,7 @@ failing on a field raises ``RuleConditionError``.
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
 from serdes.rules.context import (
@@ -21,6 +22,11 @@ from serdes.rules.context import (
 from serdes.rules.model import RuleKind
 
 __all__ = ["avro_field_transformer", "avro_inline_tags"]
+
+# The fields worth visiting per record for the rule being run (None: all of them).
+_VISIT: contextvars.ContextVar[dict[str, tuple[dict[str, Any], ...]] | None] = (
+    contextvars.ContextVar("serdes_avro_visit", default=None)
+)
 
 _TYPES = {
     "record": FieldType.RECORD,
@@ -116,6 +122,75 @@ def _union(schema: list[Any], value: Any, named: dict[str, Any]) -> tuple[Any, A
     return None, value
 
 
+def _records_in(schema: Any, named: dict[str, Any], seen: set[str] | None = None) -> set[str]:
+    """The record names a field type holds directly (through unions, arrays, maps)."""
+    out: set[str] = set()
+    if isinstance(schema, str):
+        schema = named.get(schema, schema)
+    if isinstance(schema, list):
+        for branch in schema:
+            out |= _records_in(branch, named)
+    elif isinstance(schema, dict):
+        kind = schema.get("type")
+        if kind in ("record", "error"):
+            out.add(schema["name"])
+        elif kind == "array":
+            out |= _records_in(schema["items"], named)
+        elif kind == "map":
+            out |= _records_in(schema["values"], named)
+        elif isinstance(kind, (dict, list)) or (isinstance(kind, str) and kind in named):
+            out |= _records_in(kind, named)
+    return out
+
+
+def _fields_to_visit(
+    ctx: RuleContext, parsed: Any, named: dict[str, Any]
+) -> dict[str, tuple[dict[str, Any], ...]]:
+    """Per record, the fields a rule with tags can do anything to: those whose tags meet
+    the rule's, and those whose type holds a record with such a field. Visiting only these
+    gives the same result as visiting all (the others are never transformed)."""
+    wanted = set(ctx.rule.tags or ())
+    records: dict[str, dict[str, Any]] = {}
+    if isinstance(parsed, dict) and parsed.get("type") in ("record", "error"):
+        records[parsed["name"]] = parsed
+    pending = [parsed, *named.values()]
+    while pending:
+        schema = pending.pop()
+        for name in _records_in(schema, named):
+            record = named.get(name)
+            if record is None and isinstance(schema, dict) and schema.get("name") == name:
+                record = schema
+            if record is not None and name not in records:
+                records[name] = record
+                pending.extend(f["type"] for f in record["fields"])
+    inline = ctx.inline_tags or {}
+
+    def tagged(record: str, field: dict[str, Any]) -> bool:
+        full = f"{record}.{field['name']}"
+        return not wanted.isdisjoint(inline.get(full, ())) or not wanted.isdisjoint(
+            ctx.get_tags(full)
+        )
+
+    holds = {
+        r: [_records_in(f["type"], named) for f in rec["fields"]] for r, rec in records.items()
+    }
+    relevant = {r: any(tagged(r, f) for f in rec["fields"]) for r, rec in records.items()}
+    changed = True
+    while changed:
+        changed = False
+        for r in records:
+            if not relevant[r] and any(relevant.get(x, False) for h in holds[r] for x in h):
+                relevant[r] = changed = True
+    return {
+        r: tuple(
+            f
+            for f, h in zip(rec["fields"], holds[r], strict=True)
+            if tagged(r, f) or any(relevant.get(x, False) for x in h)
+        )
+        for r, rec in records.items()
+    }
+
+
 def _walk(
     ctx: RuleContext, schema: Any, named: dict[str, Any], message: Any, fn: FieldTransform
 ) -> Any:
@@ -149,7 +224,9 @@ def _walk(
             if not isinstance(message, dict):
                 return message
             record = schema["name"]
-            for field in schema["fields"]:
+            visit = _VISIT.get()
+            fields = visit.get(record, ()) if visit is not None else schema["fields"]
+            for field in fields:
                 name = field["name"]
                 if name in message:
                     _field(ctx, record, field, named, message, fn)
@@ -225,8 +302,20 @@ def avro_inline_tags(parsed: Any) -> dict[str, set[str]]:
 def avro_field_transformer(parsed: Any) -> FieldTransformer:
     """The field walker for messages of the parsed schema ``parsed``."""
     named = _named(parsed)
+    plans: dict[Any, tuple[Any, Any, dict[str, tuple[dict[str, Any], ...]]]] = {}
 
     def transformer(ctx: RuleContext, fn: FieldTransform, message: Any) -> Any:
-        return _walk(ctx, parsed, named, message, fn)
+        if not ctx.rule.tags:
+            return _walk(ctx, parsed, named, message, fn)
+        key = (id(ctx.target), id(ctx.inline_tags), tuple(ctx.rule.tags))
+        found = plans.get(key)
+        if found is None or found[0] is not ctx.target or found[1] is not ctx.inline_tags:
+            found = (ctx.target, ctx.inline_tags, _fields_to_visit(ctx, parsed, named))
+            plans[key] = found
+        token = _VISIT.set(found[2])
+        try:
+            return _walk(ctx, parsed, named, message, fn)
+        finally:
+            _VISIT.reset(token)
 
     return transformer

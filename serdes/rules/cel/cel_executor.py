@@ -1,8 +1,10 @@
 """CEL rules (type ``CEL``): a condition or transform over the whole message, bound as
 ``message``; ``guard; expr`` runs ``expr`` only where ``guard`` holds (as confluent-kafka).
 
-Evaluated by the compiled (Rust) engine of ``common-expression-language``: each expression
-is compiled once per executor, and a dict message is bound without conversion.
+Evaluated by the compiled (Rust) engine of ``common-expression-language``, or, for the
+common subset (field access, comparisons, boolean logic, literals, ``in``, ``size``, string
+tests), by a Python translation made once (serdes.rules.cel.fastpath), which reads only the
+fields the expression names. Each expression is compiled once per executor.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 import cel
 
+from serdes.rules.cel.fastpath import compile_fast
 from serdes.rules.cel.functions import EXTRA_FUNCTIONS
 from serdes.rules.cel.values import from_cel_message, needs_conversion, to_cel
 from serdes.rules.context import RuleContext, RuleExecutor
@@ -26,16 +29,20 @@ log = logging.getLogger(__name__)
 
 
 class _Compiled:
-    """One expression: its program, and whether it needs the extra functions or ``now``."""
+    """One expression: its Python translation when it is in the fast subset, else the
+    engine's program (with the extra functions or ``now`` when it uses them)."""
 
-    __slots__ = ("functions", "now", "program")
+    __slots__ = ("fast", "functions", "now", "program")
 
     def __init__(self, expr: str) -> None:
-        self.program = cel.compile(expr)
+        self.program = cel.compile(expr)  # also the syntax check, for both paths
+        self.fast = compile_fast(expr)
         self.functions = {name: fn for name, fn in EXTRA_FUNCTIONS.items() if name in expr}
         self.now = "now" in expr
 
     def run(self, args: dict[str, Any]) -> Any:
+        if self.fast is not None:
+            return self.fast(args)
         if self.now and "now" not in args:
             args["now"] = datetime.datetime.now(tz=datetime.UTC)
         if self.functions:
@@ -64,7 +71,7 @@ class CelExecutor(RuleExecutor):
 
     def _program(self, expr: str) -> tuple[_Compiled | None, _Compiled]:
         found = self._compiled.get(expr)
-        if found is None:
+        if found is None:  # compiled once per expression
             index = expr.find(";")
             guard: _Compiled | None = None
             body = expr
@@ -85,6 +92,8 @@ class CelExecutor(RuleExecutor):
             log.warning("Expression from rule %s is None", ctx.rule.name)
             return message
         guard, body = self._program(expr)
+        if guard is None and body.fast is not None and ctx.rule.kind is RuleKind.CONDITION:
+            return body.fast(args)  # the common case, without the detours below
         if guard is not None and not _evaluate(guard, args):
             return True if ctx.rule.kind is RuleKind.CONDITION else message
         result = _evaluate(body, args)

@@ -41,16 +41,15 @@ def to_cel(value: Any) -> Any:
 
 def needs_conversion(value: Any) -> bool:
     """Cheap test of the top level: a proto message always needs converting."""
-    return _is_proto(value)
+    return value.__class__ is not dict and _is_proto(value)
 
 
 def _proto_field(fd: Any, value: Any) -> Any:
-    from google.protobuf.descriptor import FieldDescriptor
 
     if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
         vfd = fd.message_type.fields_by_name["value"]
         return {k: _proto_scalar(vfd, v) for k, v in value.items()}
-    if fd.label == FieldDescriptor.LABEL_REPEATED:
+    if fd.is_repeated:
         return [_proto_scalar(fd, v) for v in value]
     return _proto_scalar(fd, value)
 
@@ -67,7 +66,7 @@ def proto_to_cel(message: Any) -> dict[str, Any]:
     for fd in message.DESCRIPTOR.fields:
         if (
             fd.message_type is not None
-            and not (fd.message_type.GetOptions().map_entry or fd.label == fd.LABEL_REPEATED)
+            and not (fd.message_type.GetOptions().map_entry or fd.is_repeated)
             and not message.HasField(fd.name)
         ):
             continue
@@ -100,7 +99,7 @@ def _fill(message: Any, values: dict[str, Any]) -> None:
                     _fill(target[k], v)
                 else:
                     target[k] = v
-        elif fd.label == fd.LABEL_REPEATED:
+        elif fd.is_repeated:
             target = getattr(message, key)
             for item in value:
                 if fd.message_type is not None:
