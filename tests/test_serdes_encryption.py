@@ -26,6 +26,10 @@ from confluent_kafka.schema_registry import (
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.rule_registry import RuleRegistry as ConfluentRules
 from confluent_kafka.schema_registry.rules.encryption import encrypt_executor as ck_encrypt
+from confluent_kafka.schema_registry.rules.encryption.kms_driver_registry import (
+    _kms_drivers,
+    register_kms_driver,
+)
 from confluent_kafka.schema_registry.rules.encryption.localkms.local_driver import LocalKmsDriver
 from confluent_kafka.serialization import MessageField, SerializationContext
 
@@ -118,19 +122,28 @@ def encrypt_rule(kek: str, *, rule_type: str = "ENCRYPT", **params: str) -> Rule
 # ---- the two sides --------------------------------------------------------------------------
 
 
+_LOCAL_KMS = LocalKmsDriver()
+
+
+def confluent_rules(clock: ck_encrypt.Clock | None = None) -> ConfluentRules:
+    """confluent-kafka's encryption executors in a rule registry of their own (its global one
+    belongs to the other rules tests of the process)."""
+    if _LOCAL_KMS not in _kms_drivers:
+        register_kms_driver(_LOCAL_KMS)
+    rules = ConfluentRules()
+    rules.register_executor(ck_encrypt.FieldEncryptionExecutor(clock or ck_encrypt.Clock()))
+    rules.register_executor(ck_encrypt.EncryptionExecutor(clock or ck_encrypt.Clock()))
+    return rules
+
+
 def confluent_serde(
     server: LiveServer, clock: ck_encrypt.Clock | None = None
 ) -> tuple[AvroSerializer, AvroDeserializer]:
-    ConfluentRules.get_global_instance().clear()
-    LocalKmsDriver.register()
-    field = ck_encrypt.FieldEncryptionExecutor(clock or ck_encrypt.Clock())
-    payload = ck_encrypt.EncryptionExecutor(clock or ck_encrypt.Clock())
-    ConfluentRules.register_rule_executor(field)
-    ConfluentRules.register_rule_executor(payload)
+    rules = confluent_rules(clock)
     client = SchemaRegistryClient({"url": server.url})
     conf = {"auto.register.schemas": False, "use.latest.version": True}
-    ser = AvroSerializer(client, None, conf=conf, rule_conf={"secret": SECRET})
-    de = AvroDeserializer(client, rule_conf={"secret": SECRET})
+    ser = AvroSerializer(client, None, conf=conf, rule_conf={"secret": SECRET}, rule_registry=rules)
+    de = AvroDeserializer(client, rule_conf={"secret": SECRET}, rule_registry=rules)
     return ser, de
 
 
@@ -380,11 +393,18 @@ def test_json_schema_field_encryption_both_ways(server: LiveServer) -> None:
     )
     client = SchemaRegistryClient({"url": server.url})
     client.register_schema(name, Schema(json.dumps(JSON_SCHEMA), "JSON", rule_set=rules))
-    confluent_serde(server)  # registers confluent-kafka's executors and local KMS driver
+    theirs_rules = confluent_rules()
     conf = {"auto.register.schemas": False, "use.latest.version": True}
     ctx = SerializationContext(name[: -len("-value")], MessageField.VALUE)
-    theirs_ser = CJsonSer(None, client, conf=conf, rule_conf={"secret": SECRET})
-    theirs_de = CJsonDe(None, schema_registry_client=client, rule_conf={"secret": SECRET})
+    theirs_ser = CJsonSer(
+        None, client, conf=conf, rule_conf={"secret": SECRET}, rule_registry=theirs_rules
+    )
+    theirs_de = CJsonDe(
+        None,
+        schema_registry_client=client,
+        rule_conf={"secret": SECRET},
+        rule_registry=theirs_rules,
+    )
     our_client = SerdesClient({"url": server.url})
     our_rules = RuleRegistry()
     our_rules.register_executor(FieldEncryptionExecutor())
@@ -447,7 +467,7 @@ def test_protobuf_field_encryption_both_ways(server: LiveServer) -> None:
     text = base64.standard_b64encode(Person.DESCRIPTOR.file.serialized_pb).decode()
     client = SchemaRegistryClient({"url": server.url})
     client.register_schema(name, Schema(text, "PROTOBUF", rule_set=rules))
-    confluent_serde(server)  # registers confluent-kafka's executors and local KMS driver
+    theirs_rules = confluent_rules()
     conf = {"auto.register.schemas": False, "use.latest.version": True}
     ctx = SerializationContext(name[: -len("-value")], MessageField.VALUE)
     theirs_ser = CProtoSer(
@@ -455,6 +475,7 @@ def test_protobuf_field_encryption_both_ways(server: LiveServer) -> None:
         client,
         conf={**conf, "use.deprecated.format": False},
         rule_conf={"secret": SECRET},
+        rule_registry=theirs_rules,
     )
     # a client of its own: confluent-kafka caches a subject's latest version whatever the
     # format asked, and the deserializer needs it serialized
@@ -463,6 +484,7 @@ def test_protobuf_field_encryption_both_ways(server: LiveServer) -> None:
         {"use.deprecated.format": False},
         SchemaRegistryClient({"url": server.url}),
         rule_conf={"secret": SECRET},
+        rule_registry=theirs_rules,
     )
     our_client = SerdesClient({"url": server.url})
     our_rules = RuleRegistry()
