@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 from confluent_kafka.serialization import MessageField, SerializationContext  # noqa: E402
 
 from bench._server import start_server  # noqa: E402
+from bench.encryption_rows import bench_encryption  # noqa: E402
 
 # -- the registry ------------------------------------------------------------------------------
 
@@ -561,7 +562,7 @@ def main() -> None:
     parser.add_argument("--url", help="an existing registry (default: start ours)")
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--formats", default="avro,protobuf,json,rules")
+    parser.add_argument("--formats", default="avro,protobuf,json,rules,encryption")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -574,6 +575,7 @@ def main() -> None:
             rule_rows: list[tuple[str, str, float, float, float]] = []
             formats = args.formats.split(",")
             benches = {"avro": bench_avro, "protobuf": bench_protobuf, "json": bench_json}
+            benches["encryption"] = lambda u, n, r: bench_encryption(u, n, r, best)
             for name in formats:
                 if name in benches:
                     rows.extend(benches[name](url, args.records, args.rounds))

@@ -82,6 +82,10 @@ class Registry:
     def start(self) -> None:
         self.store.open()
         count = 0
+        # a separate keys log first (KEKs and DEKs depend on nothing else; once iter_all
+        # ends, the store's listener may apply new records concurrently)
+        for record in getattr(self.store, "iter_keys", list)():
+            self.state.apply(record)
         for record in self.store.iter_all():
             self.state.apply(record)
             count += 1
@@ -104,7 +108,15 @@ class Registry:
     def refresh(self) -> None:
         """Apply records other processes have committed since our last one."""
         with self._write_lock:
-            self.state.apply_all(self.store.read_after(self.state.offset))
+            self._catch_up(self.store)
+
+    def _catch_up(self, source: Any) -> None:
+        """Apply what ``source`` (the store or a write's transaction) has after our state,
+        and what its separate keys log has, if it keeps one."""
+        self.state.apply_all(source.read_after(self.state.offset))
+        read_keys = getattr(source, "read_keys_after", None)
+        if read_keys is not None:
+            self.state.apply_all(read_keys(self.state.encryption_keys.offset))
 
     def _poll(self) -> None:
         while not self._stop.wait(self.settings.poll_interval):
@@ -121,7 +133,7 @@ class Registry:
         with self._write_lock:
             try:
                 with self.store.exclusive() as txn:
-                    self.state.apply_all(txn.read_after(self.state.offset))
+                    self._catch_up(txn)
                     drafts, result = decide()
                     if drafts:
                         txn.append(

@@ -21,6 +21,12 @@ DELETE_SUBJECT = "DELETE_SUBJECT"
 CLEAR_SUBJECT = "CLEAR_SUBJECT"
 CONTEXT = "CONTEXT"
 KEY_TYPES = frozenset({SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT})
+#: DEK registry records (Confluent's ``_dek_registry_keys`` format: keys carry ``type``, not
+#: ``keytype``); parsed further by :mod:`registry.dek_records`
+KEK = "KEK"
+DEK = "DEK"
+ENCRYPTION_KEY_TYPES = frozenset({KEK, DEK})
+KEYS_LOG = "keys"
 
 
 class RecordFormatError(ValueError):
@@ -49,12 +55,15 @@ class RecordKey:
 
 @dataclass(frozen=True)
 class Record:
-    """One log entry: key bytes, value bytes (``None`` = tombstone), offset and timestamp (ms)."""
+    """One log entry: key bytes, value bytes (``None`` = tombstone), offset and timestamp (ms).
+    ``log`` is ``""`` for the record log; :data:`KEYS_LOG` for a record of a store's separate
+    DEK registry log (the Kafka store's keys topic), whose offsets are its own."""
 
     key: bytes
     value: bytes | None
     offset: int = -1
     timestamp: int = 0
+    log: str = ""
 
 
 def schema_key(subject: str, version: int) -> RecordKey:
@@ -110,6 +119,8 @@ def decode_key(raw: bytes) -> RecordKey:
     if not isinstance(data, dict):
         raise RecordFormatError("key is not a JSON object")
     keytype = data.get("keytype")
+    if keytype is None and data.get("type") in ENCRYPTION_KEY_TYPES:
+        return RecordKey(str(data["type"]), raw=bytes(raw))
     if keytype not in KEY_TYPES:
         raise RecordFormatError(f"unknown keytype {keytype!r}")
     magic = data.get("magic", 0)

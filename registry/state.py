@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from registry import records
+from registry.dek_records import KeyIndex
 from registry.identity import schema_hash
 from registry.records import Record, RecordFormatError, RecordKey
 from registry.subjects import DEFAULT_CONTEXT, parse_subject
@@ -103,6 +104,8 @@ class State:
         self.configs: dict[str | None, Setting] = {}
         self.modes: dict[str | None, Setting] = {}
         self.skipped = 0
+        #: KEKs and DEKs of the DEK registry (``registry.dek_records``)
+        self.encryption_keys = KeyIndex()
 
     # ---- applying records ----------------------------------------------------------------
 
@@ -111,6 +114,9 @@ class State:
             self.apply(record)
 
     def apply(self, record: Record) -> None:
+        if record.log:  # a separate DEK registry log, with offsets of its own
+            self.encryption_keys.apply_record(record)
+            return
         if record.offset <= self.offset and record.offset >= 0:
             return
         if record.offset >= 0:
@@ -242,6 +248,11 @@ class State:
             self.context_records[name] = key.to_bytes()
             self.contexts.setdefault(name, ContextState(name))
 
+    def _apply_encryption_key(
+        self, key: RecordKey, value: dict[str, Any] | None, record: Record
+    ) -> None:
+        self.encryption_keys.apply(key, value, record)
+
     def _apply_noop(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         return
 
@@ -311,4 +322,6 @@ _HANDLERS = {
     records.CLEAR_SUBJECT: State._apply_clear_subject,
     records.CONTEXT: State._apply_context,
     records.NOOP: State._apply_noop,
+    records.KEK: State._apply_encryption_key,
+    records.DEK: State._apply_encryption_key,
 }

@@ -385,7 +385,13 @@ COVERED = {
     "/subjects/{subject}/metadata": "test_auth_rules READS",
     "/config/{subject}": "test_auth_rules READS",
     "/mode/{subject}": "test_auth_rules READS",
+    "/dek-registry/v1/keks/{name}/deks": "test_dek_registry rights (listing)",
+    "/dek-registry/v1/keks/{name}/deks/{subject}": "test_dek_registry rights",
+    "/dek-registry/v1/keks/{name}/deks/{subject}/versions": "test_dek_registry rights",
+    "/dek-registry/v1/keks/{name}/deks/{subject}/versions/{version}": "test_dek_registry rights",
     # names no subject, version or id
+    "/dek-registry/v1/keks": "",
+    "/dek-registry/v1/keks/{name}": "",
     "/": "",
     "/config": "",
     "/mode": "",

@@ -261,6 +261,8 @@ def need_of(method: str, segs: list[str]) -> Need:
         return Need(SUBJECT, Permission.ADMIN if write else Permission.READ, 1)
     if root == "contexts" and n > 1:
         return Need(GLOBAL, Permission.ADMIN) if write else Need(ANY)
+    if root == "dek-registry":
+        return _dek_need(method, segs)
     if root == "schemas":
         if n == 1:
             return Need(ANY)
@@ -269,6 +271,16 @@ def need_of(method: str, segs: list[str]) -> Need:
         if segs[1] == "guids" and n >= 3:
             return Need(GUID, index=2)
     return Need(ANY)
+
+
+def _dek_need(method: str, segs: list[str]) -> Need:
+    """``/dek-registry/v1/keks/{name}/deks/{subject}/...``: a DEK needs rights on its subject;
+    reading KEKs needs none; changing a KEK, or creating a DEK named in the body, needs admin
+    rights on every subject."""
+    write = method in ("PUT", "DELETE", "POST")
+    if len(segs) >= 6 and segs[4] == "deks":
+        return Need(SUBJECT, Permission.WRITE if write else Permission.READ, 5)
+    return Need(GLOBAL, Permission.ADMIN) if write else Need(ANY)
 
 
 def _context_prefix(subject: str) -> tuple[str, str]:
