@@ -119,11 +119,8 @@ def _register_locked(
         version = int(req.version or 0)
         if version != new_version and not importing:
             raise errors.invalid_schema("Version is not one more than previous version")
-        existing = ctx.versions(subject).get(version)
-        if existing is not None and existing.digest != cand.digest:
-            raise errors.operation_not_permitted(
-                f"Overwrite new schema with version {version} is not permitted."
-            )
+        # IMPORT may rewrite an existing version (Confluent 8.x puts the key whatever it held);
+        # only an id that already names other content is refused, below
     if schema_id >= 0:
         owner = ctx.any_version_of(schema_id)
         if owner is not None and owner.digest != cand.digest:

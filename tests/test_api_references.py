@@ -82,7 +82,10 @@ def test_referenced_by(referenced: TestClient) -> None:
 def test_deleting_a_referenced_version_is_42206(referenced: TestClient) -> None:
     client = referenced
     message = error(client.delete("/subjects/address/versions/1"), 422, 42206)
-    assert message == "{magic=1,keytype=SCHEMA,subject=address,version=1}"
+    assert message == (
+        "One or more references exist to the schema "
+        "{magic=1,keytype=SCHEMA,subject=address,version=1}."
+    )
     error(client.delete("/subjects/address"), 422, 42206)
     assert client.get("/subjects/address/versions").json() == [1]
 
