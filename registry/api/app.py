@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from registry import __version__, errors
 from registry.api import compatibility, config, contexts, docs, mode, schemas, server, subjects
+from registry.api.alias_paths import rewrite_aliases
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, SRResponse, negotiate
 from registry.core import Registry
@@ -162,6 +163,9 @@ class ProtocolMiddleware:
             return
         scope.setdefault("state", {})["media_type"] = media
         rewrite_paths(scope)
+        app = scope.get("app")
+        if app is not None:
+            rewrite_aliases(scope, app.state.registry.state)
         await self.app(scope, self._limited(receive, scope), send_with_headers)
 
     def _limited(self, receive: Any, scope: Scope) -> Any:
