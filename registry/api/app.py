@@ -16,7 +16,17 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from registry import __version__, errors
-from registry.api import compatibility, config, contexts, docs, mode, schemas, server, subjects
+from registry.api import (
+    associations,
+    compatibility,
+    config,
+    contexts,
+    docs,
+    mode,
+    schemas,
+    server,
+    subjects,
+)
 from registry.api.alias_paths import rewrite_aliases
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, SRResponse, negotiate
@@ -63,7 +73,7 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     )
     app.state.registry = registry
     # the deserializers' hot route (/schemas/ids) is matched first
-    for module in (schemas, subjects, compatibility, config, mode, contexts, server):
+    for module in (schemas, subjects, compatibility, config, mode, contexts, server, associations):
         app.include_router(module.router)
 
     @app.exception_handler(errors.RegistryError)
