@@ -26,6 +26,7 @@ from registry.api import (
     schemas,
     server,
     subjects,
+    tags,
 )
 from registry.api.alias_paths import rewrite_aliases
 from registry.api.paths import rewrite_paths
@@ -73,7 +74,9 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     )
     app.state.registry = registry
     # the deserializers' hot route (/schemas/ids) is matched first
-    for module in (schemas, subjects, compatibility, config, mode, contexts, server, associations):
+    for module in (schemas, subjects, compatibility, config, mode, contexts, server):
+        app.include_router(module.router)
+    for module in (associations, tags):  # Confluent 8.x additions
         app.include_router(module.router)
 
     @app.exception_handler(errors.RegistryError)
