@@ -16,6 +16,7 @@ from registry.core import (
 )
 from registry.formats.base import InvalidSchemaError, ParsedSchema
 from registry.identity import schema_hash
+from registry.rulesets import merge_metadata, merge_rule_sets
 from registry.state import SchemaVersion
 from registry.subjects import DEFAULT_CONTEXT, parse_subject
 
@@ -103,11 +104,7 @@ def can_lookup(reg: Registry, cand: Candidate, sv: SchemaVersion, normalize: boo
     its references inlined."""
     if cand.schema_type != sv.schema_type:
         return False
-    if cand.metadata is not None and _without_version(cand.metadata) != _without_version(
-        sv.metadata
-    ):
-        return False
-    if cand.rule_set is not None and cand.rule_set != sv.rule_set:
+    if not _metadata_matches(cand.metadata, sv) or (cand.rule_set or None) != (sv.rule_set or None):
         return False
     same_refs = _ref_keys(cand.references) == _ref_keys(sv.references)
     if same_refs and cand.text == sv.schema:
@@ -117,11 +114,40 @@ def can_lookup(reg: Registry, cand: Candidate, sv: SchemaVersion, normalize: boo
     except errors.RegistryError:
         return False
     if same_refs:
-        stored_text = stored.normalized() if normalize else stored.canonical()
+        # Confluent's ``equivalent``: Avro compares schema objects (so normalising both sides
+        # stands in for it); the other formats compare the candidate's text with the stored
+        # schema's canonical text as stored, so a normalised candidate only finds a schema
+        # that was stored normalised
+        normalize_stored = normalize and cand.schema_type == "AVRO"
+        stored_text = stored.normalized() if normalize_stored else stored.canonical()
         return stored_text == cand.text
     if not cand.references and sv.references:
         return cand.parsed.formatted("resolved") == stored.formatted("resolved")
     return False
+
+
+def _metadata_matches(metadata: dict[str, Any] | None, sv: SchemaVersion) -> bool:
+    """Confluent 8.x's ``canLookupIgnoringVersion``: metadata must be equal, except that a
+    ``confluent:version`` only one side has is ignored (the candidate's must then name the
+    stored version)."""
+    mine, theirs = _version_number(metadata), _version_number(sv.metadata)
+    if mine is None and theirs is not None:
+        return _present(metadata) == _without_version(sv.metadata)
+    if mine is not None and theirs is None:
+        return mine == sv.version and _without_version(metadata) == _present(sv.metadata)
+    return _present(metadata) == _present(sv.metadata)
+
+
+def _version_number(metadata: dict[str, Any] | None) -> int | None:
+    value = ((metadata or {}).get("properties") or {}).get(CONFLUENT_VERSION)
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _present(metadata: dict[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (metadata or {}).items() if v}
 
 
 def _ref_keys(refs: Sequence[dict[str, Any]]) -> list[tuple[Any, Any, Any]]:
@@ -174,6 +200,41 @@ def lookup_in_subject(
     return None
 
 
+def _with_previous_metadata(
+    reg: Registry, subject: str, req: SchemaRequest
+) -> SchemaRequest | None:
+    """Confluent's second lookup (``maybeSetMetadataRuleSet`` against the latest version):
+    the request with the metadata and rule set a registration would give it; None if that
+    changes nothing."""
+    live = iter_live(reg.state.versions(subject).values())
+    if not live:
+        return None
+    prev = max(live, key=lambda v: v.version)
+    config = reg.effective_config(subject)
+    metadata = merge_metadata(
+        merge_metadata(
+            config.get("defaultMetadata"),
+            req.metadata if req.metadata is not None else prev.metadata,
+        ),
+        config.get("overrideMetadata"),
+    )
+    rule_set = merge_rule_sets(
+        merge_rule_sets(
+            config.get("defaultRuleSet"),
+            req.rule_set if req.rule_set is not None else prev.rule_set,
+        ),
+        config.get("overrideRuleSet"),
+    )
+    if metadata is None and rule_set is None:
+        return None
+    populated = SchemaRequest(**{**vars(req), "metadata": metadata, "rule_set": rule_set})
+    return (
+        None
+        if (populated.metadata, populated.rule_set) == (req.metadata, req.rule_set)
+        else populated
+    )
+
+
 def lookup(
     reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool, deleted: bool = False
 ) -> SchemaVersion:
@@ -194,6 +255,13 @@ def lookup(
             continue
         any_versions = True
         found = lookup_in_subject(reg, name, req, normalize=normalize, deleted=deleted)
+        if found is None:
+            # as registration would: metadata and rule set from the latest version and config
+            populated = _with_previous_metadata(reg, name, req)
+            if populated is not None:
+                found = lookup_in_subject(
+                    reg, name, populated, normalize=normalize, deleted=deleted
+                )
         if found is not None:
             return found
     if not any_versions:

@@ -156,3 +156,47 @@ def test_compatibility_against_a_missing_version_is_40402(client: TestClient) ->
     # "latest" of a subject without versions is compatible, as in Confluent
     latest = client.post("/compatibility/subjects/never/versions/latest", json=body)
     assert latest.json() == {"is_compatible": True}
+
+
+# ---- lookups --------------------------------------------------------------------------------
+
+
+def test_lookup_metadata_must_match_the_version(client: TestClient) -> None:
+    client.put("/config/s", json={"compatibility": "NONE"})
+    a, b = record("a"), record("b")
+    first = {"schema": a, "metadata": {"properties": {"owner": "x"}}}
+    client.post("/subjects/s/versions", json=first)
+    client.post(
+        "/subjects/s/versions", json={"schema": b, "metadata": {"properties": {"owner": "y"}}}
+    )
+    assert client.post("/subjects/s", json=first).json()["version"] == 1
+    other = {"schema": a, "metadata": {"properties": {"owner": "y"}}}
+    error(client.post("/subjects/s", json=other), 404, 40403)
+    # without metadata Confluent tries the request as registration would fill it in: with the
+    # latest version's metadata, which version 1 does not carry
+    error(client.post("/subjects/s", json={"schema": a}), 404, 40403)
+    assert client.post("/subjects/s", json={"schema": b}).json()["version"] == 2
+
+
+def test_schemas_filtered_by_rule_type(client: TestClient) -> None:
+    rule = {"name": "r", "kind": "CONDITION", "mode": "WRITE", "type": "CEL", "expr": "true"}
+    client.post("/subjects/plain/versions", json={"schema": record("a")})
+    client.post(
+        "/subjects/ruled/versions",
+        json={"schema": record("b"), "ruleSet": {"domainRules": [rule]}},
+    )
+    assert [s["subject"] for s in client.get("/schemas?ruleType=CEL").json()] == ["ruled"]
+    assert client.get("/schemas?ruleType=JSONATA").json() == []
+    assert len(client.get("/schemas").json()) == 2
+
+
+def test_normalized_json_schema_only_finds_a_normalized_one(client: TestClient) -> None:
+    written = '{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"integer"}}}'
+    body = {"schemaType": "JSON", "schema": written}
+    assert client.post("/subjects/j/versions", json=body).json() == {"id": 1}
+    # the same text normalised differs from the stored (unnormalised) text: a new id
+    again = client.post("/subjects/j/versions?normalize=true", json=body)
+    assert again.json() == {"id": 2}
+    assert client.get("/subjects/j/versions").json() == [1, 2]
+    # and from then on the normalised registration is found
+    assert client.post("/subjects/j/versions?normalize=true", json=body).json() == {"id": 2}

@@ -30,11 +30,12 @@ async def list_schemas(
     subjectPrefix: str | None = None,
     deleted: str | None = None,
     latestOnly: str | None = None,
+    ruleType: str | None = None,
     offset: str | None = None,
     limit: str | None = None,
 ) -> Response:
     found = reads.list_schemas(
-        registry_of(request), subjectPrefix or "", flag(deleted), flag(latestOnly)
+        registry_of(request), subjectPrefix or "", flag(deleted), flag(latestOnly), ruleType or ""
     )
     found = visibility.versions(request, found)
     v8 = wants_v8(request)
