@@ -53,7 +53,15 @@ def make_candidate(
     references = [dict(r) for r in req.references or []]
     pinned = []
     for ref in references:
-        target = reg.resolve_reference(subject, ref, include_deleted=include_deleted_refs)
+        try:
+            target = reg.resolve_reference(subject, ref, include_deleted=include_deleted_refs)
+        except errors.RegistryError as exc:
+            # Confluent resolves references inside the format's parser, whose failure message
+            # wraps the reason
+            raise errors.invalid_schema(
+                f"Invalid schema {req.describe(subject)} with refs {_refs_text(references)} "
+                f"of type {req.schema_type}, details: {exc.message}"
+            ) from exc
         pinned.append({"name": ref["name"], "subject": ref["subject"], "version": target.version})
     if normalize:
         pinned = _sorted_unique(pinned)
@@ -68,16 +76,8 @@ def make_candidate(
         )
         text = parsed.normalized() if normalize else parsed.canonical()
     except InvalidSchemaError as exc:
-        refs = (
-            "["
-            + ", ".join(
-                f"{{name='{r['name']}', subject='{r['subject']}', version={r['version']}}}"
-                for r in pinned
-            )
-            + "]"
-        )
         raise errors.invalid_schema(
-            f"Invalid schema {req.describe(subject)} with refs {refs} of type "
+            f"Invalid schema {req.describe(subject)} with refs {_refs_text(pinned)} of type "
             f"{req.schema_type}, details: {exc}"
         ) from exc
     return Candidate(
@@ -88,6 +88,23 @@ def make_candidate(
         metadata=req.metadata,
         rule_set=req.rule_set,
     )
+
+
+def _refs_text(refs: list[dict[str, Any]]) -> str:
+    """A Java ``List<SchemaReference>`` as Confluent prints it."""
+    return (
+        "["
+        + ", ".join(
+            f"{{name='{_java(r.get('name'))}', subject='{_java(r.get('subject'))}', "
+            f"version={_java(r.get('version'))}}}"
+            for r in refs
+        )
+        + "]"
+    )
+
+
+def _java(value: object) -> str:
+    return "null" if value is None else str(value)
 
 
 def _sorted_unique(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -200,10 +200,10 @@ def test_several_references_hide_only_the_unreadable_ones(client: TestClient) ->
     seen = client.post(
         "/subjects/orders-both/versions", json={"schema": BOTH, "references": refs}, headers=DEV
     )
-    assert seen.json() == {
-        "error_code": 42201,
-        "message": 'No schema reference found for subject "base-secret" and version 1',
-    }
+    assert seen.json()["error_code"] == 42201
+    assert seen.json()["message"].endswith(
+        'No schema reference found for subject "base-secret" and version 1'
+    )
     assert state_of(client) == before
 
 
@@ -211,7 +211,7 @@ def test_a_reference_key_written_with_escapes_is_still_checked(client: TestClien
     text = json.dumps(USES_MONEY)
     raw = f'{{"schema": {text}, "\\u0072eferences": [{json.dumps(ref("Money", "base-secret"))}]}}'
     seen = client.post("/subjects/orders-new/versions", content=raw.encode(), headers=DEV)
-    assert seen.json()["message"] == (
+    assert seen.json()["message"].endswith(
         'No schema reference found for subject "base-secret" and version 1'
     )
 

@@ -200,3 +200,39 @@ def test_normalized_json_schema_only_finds_a_normalized_one(client: TestClient) 
     assert client.get("/subjects/j/versions").json() == [1, 2]
     # and from then on the normalised registration is found
     assert client.post("/subjects/j/versions?normalize=true", json=body).json() == {"id": 2}
+
+
+# ---- references -----------------------------------------------------------------------------
+
+
+def test_avro_reference_names_are_not_checked(client: TestClient) -> None:
+    # Confluent refuses only a missing name; Avro resolves referenced types by their own names
+    client.post("/subjects/ref/versions", json={"schema": record("a")})
+    outer = json.dumps({"type": "record", "name": "Outer", "fields": [{"name": "r", "type": "R"}]})
+    for name in ("", "not-the-type-name"):
+        refs = [{"name": name, "subject": "ref", "version": 1}]
+        reply = client.post(
+            f"/subjects/o{len(name)}/versions", json={"schema": outer, "references": refs}
+        )
+        assert reply.status_code == 200, reply.text
+    missing = [{"subject": "ref", "version": 1}]
+    message = error(
+        client.post("/subjects/x/versions", json={"schema": outer, "references": missing}),
+        422,
+        42201,
+    )
+    assert message.endswith("details: Invalid reference: {name='null', subject='ref', version=1}")
+
+
+def test_missing_reference_message_is_wrapped(client: TestClient) -> None:
+    outer = json.dumps({"type": "record", "name": "Outer", "fields": [{"name": "r", "type": "R"}]})
+    refs = [{"name": "R", "subject": "x", "version": 1}]
+    message = error(
+        client.post("/subjects/o/versions", json={"schema": outer, "references": refs}), 422, 42201
+    )
+    assert message == (
+        "Invalid schema {subject=o,version=0,id=-1,schemaType=AVRO,"
+        "references=[{name='R', subject='x', version=1}],metadata=null,ruleSet=null,"
+        f"schema={outer},schemaTags=null}} with refs [{{name='R', subject='x', version=1}}] "
+        'of type AVRO, details: No schema reference found for subject "x" and version 1'
+    )
