@@ -107,7 +107,7 @@ def _filters(request: Request) -> tuple[str, list[str], str | None]:
 
 @router.get(
     "/associations/subjects/{subject}",
-    responses=docs.answers(ASSOCIATIONS),
+    responses=docs.answers(ASSOCIATIONS, 404),
     openapi_extra=docs.parameters(("subject",), FILTERS),
 )
 async def by_subject(request: Request, subject: str) -> Response:
@@ -119,7 +119,7 @@ async def by_subject(request: Request, subject: str) -> Response:
 
 @router.get(
     "/associations/resources/{namespace}/{name}",
-    responses=docs.answers(ASSOCIATIONS),
+    responses=docs.answers(ASSOCIATIONS, 404),
     openapi_extra=docs.parameters(("namespace", "name"), FILTERS),
 )
 async def by_resource_name(request: Request, namespace: str, name: str) -> Response:
@@ -129,7 +129,7 @@ async def by_resource_name(request: Request, namespace: str, name: str) -> Respo
 
 @router.get(
     "/associations/resources/{resource_id}",
-    responses=docs.answers(ASSOCIATIONS),
+    responses=docs.answers(ASSOCIATIONS, 404),
     openapi_extra=docs.parameters(("resource_id",), FILTERS),
 )
 async def by_resource_id(request: Request, resource_id: str) -> Response:
@@ -143,7 +143,7 @@ async def by_resource_id(request: Request, resource_id: str) -> Response:
         **docs.body("AssociationCreateOrUpdateRequest"),
         **docs.parameters((), ("context", "dryRun")),
     },
-    responses=docs.answers(docs.ref("AssociationResponse"), 409, 422),
+    responses=docs.answers(docs.ref("AssociationResponse"), 400, 409, 415, 422),
 )
 async def create(request: Request) -> Response:
     req = associations.parse_request(await json_body(request))
@@ -156,7 +156,7 @@ async def create(request: Request) -> Response:
         **docs.body("AssociationCreateOrUpdateRequest"),
         **docs.parameters(("resource_id",), ("context", "dryRun")),
     },
-    responses=docs.answers(docs.ref("AssociationResponse"), 409, 422),
+    responses=docs.answers(docs.ref("AssociationResponse"), 400, 409, 415, 422),
 )
 async def create_or_update(request: Request, resource_id: str) -> Response:
     req = associations.parse_request(await json_body(request))
@@ -211,7 +211,7 @@ async def _write(request: Request, req: associations.AssocRequest, *, is_create:
     openapi_extra=docs.parameters(
         ("resource_id",), ("resourceType", "associationType", "cascadeLifecycle", "dryRun")
     ),
-    responses=docs.answers(None, 404, 409, 422),
+    responses=docs.answers(None, 404, 409, 422, status=204),
 )
 async def delete(request: Request, resource_id: str) -> Response:
     query = request.query_params

@@ -47,7 +47,7 @@ docs.COMPONENTS["TagSchemaRequest"] = {
 @router.post(
     "/subjects/{subject}/versions/{version}/tags",
     openapi_extra=docs.body("TagSchemaRequest"),
-    responses=docs.answers(docs.ref("RegisterSchemaResponse"), 404, 409, 422),
+    responses=docs.answers(docs.ref("RegisterSchemaResponse"), 400, 404, 409, 415, 422),
 )
 async def modify_tags(request: Request, subject: str, version: str) -> Response:
     reg = registry_of(request)

@@ -252,6 +252,8 @@ def need_of(method: str, segs: list[str]) -> Need:
             return Need(ANY)
         if method == "DELETE" or (method == "POST" and n == 3 and segs[2] == "versions"):
             return Need(SUBJECT, Permission.WRITE, 1)
+        if method == "POST" and segs[-1] == "tags":  # a new version with tags (Confluent 8.x)
+            return Need(SUBJECT, Permission.WRITE, 1)
         return Need(SUBJECT, Permission.READ, 1)
     if root == "compatibility" and n >= 3 and segs[1] == "subjects":
         return Need(SUBJECT, Permission.READ, 2)
@@ -261,6 +263,13 @@ def need_of(method: str, segs: list[str]) -> Need:
         return Need(SUBJECT, Permission.ADMIN if write else Permission.READ, 1)
     if root == "contexts" and n > 1:
         return Need(GLOBAL, Permission.ADMIN) if write else Need(ANY)
+    if root == "associations":
+        # writing associations registers and (with cascadeLifecycle) deletes subjects
+        if write:
+            return Need(GLOBAL, Permission.ADMIN)
+        if n >= 3 and segs[1] == "subjects":
+            return Need(SUBJECT, Permission.READ, 2)
+        return Need(ANY)
     if root == "schemas":
         if n == 1:
             return Need(ANY)
