@@ -168,3 +168,52 @@ def _find(root: Any, entity: tuple[str, str]) -> dict[str, Any]:
     raise errors.invalid_schema(
         f"java.lang.IllegalArgumentException: No matching path '{path}' found in the schema"
     )
+
+
+def tagged_entities(sv: SchemaVersion, wanted: list[str]) -> list[dict[str, Any]]:
+    """``findTags`` on a schema read (Confluent's ``extractSchemaTags``): the records and fields
+    whose inline ``confluent:tags`` share a tag with ``wanted`` (``*`` matches any), in schema
+    order, as ``SchemaTags`` entries. Non-Avro schemas have none here."""
+    if sv.schema_type != "AVRO":
+        return []
+    found: dict[tuple[str, str], list[str]] = {}
+    _collect(json.loads(sv.schema), "", found, set())
+    wildcard = "*" in wanted
+    return [
+        {"schemaEntity": {"entityPath": path, "entityType": kind}, "tags": tags}
+        for (path, kind), tags in found.items()
+        if wildcard or set(tags) & set(wanted)
+    ]
+
+
+def _collect(
+    node: Any, namespace: str, found: dict[tuple[str, str], list[str]], visited: set[str]
+) -> None:
+    if isinstance(node, list):
+        for branch in node:
+            _collect(branch, namespace, found, visited)
+        return
+    if not isinstance(node, dict):
+        return
+    kind = node.get("type")
+    if kind == "array":
+        _collect(node.get("items"), namespace, found, visited)
+    elif kind == "map":
+        _collect(node.get("values"), namespace, found, visited)
+    elif kind == "record":
+        name = str(node.get("name", ""))
+        space = node.get("namespace", namespace) if "." not in name else name.rsplit(".", 1)[0]
+        full = name if "." in name or not space else f"{space}.{name}"
+        if full in visited:
+            return
+        visited.add(full)
+        if node.get(TAGS):
+            found[(full, "sr_record")] = list(dict.fromkeys(node[TAGS]))
+        for field in node.get("fields") or []:
+            if field.get(TAGS):
+                found[(f"{full}.{field.get('name')}", "sr_field")] = list(
+                    dict.fromkeys(field[TAGS])
+                )
+            _collect(field.get("type"), space or "", found, visited)
+    elif isinstance(kind, (dict, list)):
+        _collect(kind, namespace, found, visited)

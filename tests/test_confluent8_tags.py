@@ -76,3 +76,32 @@ def test_tag_errors(client: TestClient) -> None:
     both = {**body, "ruleSet": {"domainRules": []}, "rulesToRemove": ["x"]}
     error(client.post("/subjects/u/versions/1/tags", json=both), 422, 42210)
     assert client.get("/subjects/u/versions").json() == [1]
+
+
+def test_find_tags_lists_the_tagged_entities(client: TestClient) -> None:
+    client.post("/subjects/u/versions", json={"schema": json.dumps(USER)})
+    body = {
+        "tagsToAdd": [
+            {**field("name"), "tags": ["PII"]},
+            {
+                "schemaEntity": {"entityPath": "com.acme.Address", "entityType": "sr_record"},
+                "tags": ["LOCATION"],
+            },
+        ]
+    }
+    client.post("/subjects/u/versions/1/tags", json=body)
+    everything = client.get("/subjects/u/versions/2?findTags=*").json()["schemaTags"]
+    assert everything == [
+        {
+            "schemaEntity": {"entityPath": "com.acme.User.name", "entityType": "sr_field"},
+            "tags": ["PII"],
+        },
+        {
+            "schemaEntity": {"entityPath": "com.acme.Address", "entityType": "sr_record"},
+            "tags": ["LOCATION"],
+        },
+    ]
+    only = client.get("/schemas/ids/2?findTags=LOCATION").json()["schemaTags"]
+    assert [t["schemaEntity"]["entityPath"] for t in only] == ["com.acme.Address"]
+    assert "schemaTags" not in client.get("/subjects/u/versions/2?findTags=NONE").json()
+    assert "schemaTags" not in client.get("/subjects/u/versions/2").json()

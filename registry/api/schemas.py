@@ -10,7 +10,7 @@ from registry.api import docs
 from registry.api.bodies import flag, page
 from registry.api.deps import registry_of, subject_param
 from registry.api.responses import raw_text, reply, schema_entity, schema_string, wants_v8
-from registry.api.subjects import formatted
+from registry.api.subjects import formatted, with_tags
 from registry.auth import visibility
 
 router = APIRouter(tags=["Schemas (v1)"])
@@ -50,7 +50,7 @@ async def schema_types(request: Request) -> Response:
 @router.get(
     "/schemas/ids/{schema_id}",
     responses=docs.answers(docs.SCHEMA_STRING, 404),
-    openapi_extra=docs.parameters(("schema_id",), ("subject", "format", "fetchMaxId")),
+    openapi_extra=docs.parameters(("schema_id",), ("subject", "format", "fetchMaxId", "findTags")),
 )
 async def schema_by_id(request: Request) -> Response:
     # the deserializers' hot path: parameters are read directly, not through FastAPI
@@ -60,6 +60,7 @@ async def schema_by_id(request: Request) -> Response:
     subj = subject_param(subject) if subject else None
     sv = reads.schema_by_id(reg, _schema_id(request.path_params["schema_id"]), subj)
     body = schema_string(sv, formatted(reg, sv, query.get("format")), wants_v8(request))
+    body = with_tags(body, sv, query.getlist("findTags"))
     if flag(query.get("fetchMaxId")):
         body["maxId"] = reg.state.context_of(sv.subject).max_id
     return reply(request, body)

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from registry import deletion, lookups, reads, registration
+from registry import deletion, lookups, reads, registration, tags
 from registry.api import docs
 from registry.api.bodies import flag, json_body, page, schema_request
 from registry.api.deps import registry_of, subject_param
@@ -84,10 +86,12 @@ async def get_version(
     version: str,
     deleted: str | None = None,
     format: str | None = None,
+    findTags: str | None = None,  # repeatable; read from the query below
 ) -> Response:
     reg = registry_of(request)
     sv = reads.get_version(reg, subject_param(subject), parse_version(version), flag(deleted))
-    return reply(request, schema_entity(sv, formatted(reg, sv, format), wants_v8(request)))
+    body = schema_entity(sv, formatted(reg, sv, format), wants_v8(request))
+    return reply(request, with_tags(body, sv, request.query_params.getlist("findTags")))
 
 
 @router.get(
@@ -187,6 +191,15 @@ def _registered(reg: Registry, subject: str, schema_id: int) -> SchemaVersion:
     """The version a registration just wrote (or found) under ``subject`` with ``schema_id``."""
     versions = reg.state.versions(reg.valid_subject(subject)).values()
     return max((v for v in versions if v.id == schema_id), key=lambda v: v.version)
+
+
+def with_tags(body: dict[str, Any], sv: SchemaVersion, find: list[str]) -> dict[str, Any]:
+    """``findTags`` (Confluent 8.x): the tagged entities of the schema as ``schemaTags``."""
+    if find:
+        found = tags.tagged_entities(sv, find)
+        if found:
+            body["schemaTags"] = found
+    return body
 
 
 def formatted(reg: Registry, sv: SchemaVersion, fmt: str | None) -> str | None:
