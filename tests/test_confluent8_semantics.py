@@ -41,13 +41,7 @@ def error(response: Any, status: int, code: int) -> str:
 def test_guid_in_every_schema_answer_for_8x_clients(client: TestClient) -> None:
     guid = guid_of(schema_hash(record("a")))
     first = client.post("/subjects/s/versions", json={"schema": record("a")}, headers=V8)
-    assert first.json() == {
-        "id": 1,
-        "version": 1,
-        "guid": guid,
-        "schemaType": "AVRO",
-        "schema": record("a"),
-    }
+    assert first.json() == {"id": 1, "version": 1, "guid": guid}
     # registering it again finds the same version and says so the same way
     again = client.post("/subjects/s/versions", json={"schema": record("a")}, headers=V8)
     assert again.json() == first.json()

@@ -16,6 +16,7 @@ from registry.api.deps import registry_of, subject_param
 from registry.api.responses import raw_text, reply, schema_entity, wants_v8
 from registry.auth import visibility
 from registry.core import Registry, parse_version
+from registry.identity import guid_of
 from registry.state import SchemaVersion
 
 router = APIRouter(tags=["Subjects (v1)"])
@@ -73,6 +74,11 @@ async def register(
     if not result.modified and not v8:
         return reply(request, {"id": result.id})
     sv = result.schema or _registered(reg, subject_param(subject), result.id)
+    if not result.modified:
+        # Confluent 8.x echoes the whole schema, but confluent-kafka's client then caches that
+        # text for the id, replacing the form it sent (a serialized Protobuf descriptor it
+        # later decodes): id, version and guid are what clients read
+        return reply(request, {"id": result.id, "version": sv.version, "guid": guid_of(sv.digest)})
     body = schema_entity(sv, formatted(reg, sv, format), v8)
     for dropped in ("subject", "ts", "deleted"):
         body.pop(dropped, None)
