@@ -392,7 +392,33 @@ COVERED = {
     "/schemas/types": "",
     "/v1/metadata/id": "",
     "/v1/metadata/version": "",
+    "/associations/subjects/{subject}": "associations listing",
+    "/associations/resources/{resource_id}": "associations listing",
+    "/associations/resources/{namespace}/{name}": "associations listing",
 }
+
+
+def test_association_listings_show_readable_subjects(client: TestClient) -> None:
+    for kind, subject in (("key", "pay-value"), ("value", "orders-value")):
+        body = {
+            "resourceName": "topic-a",
+            "resourceNamespace": "ns",
+            "resourceId": "topic-a-id",
+            "associations": [{"subject": subject, "associationType": kind}],
+        }
+        made = client.post("/associations", json=body, headers=ADMIN)
+        assert made.status_code == 200, made.text
+    refused = client.post("/associations", json=body, headers=DEV)
+    assert refused.status_code == 403
+    for path in ("/associations/resources/topic-a-id", "/associations/resources/ns/topic-a"):
+        assert len(client.get(path, headers=ADMIN).json()) == 2
+        seen = client.get(path, headers=DEV).json()
+        assert [a["subject"] for a in seen] == ["orders-value"]
+    mine = client.get("/associations/subjects/orders-value", headers=DEV).json()
+    assert [a["resourceId"] for a in mine] == ["topic-a-id"]
+    hidden = client.get("/associations/subjects/pay-value", headers=DEV)
+    assert hidden.status_code != 200 or hidden.json() == []
+    assert client.delete("/associations/resources/topic-a-id", headers=ADMIN).status_code == 204
 
 
 def test_every_read_route_is_covered() -> None:

@@ -14,6 +14,7 @@ from registry.api import docs
 from registry.api.bodies import flag, json_body, page
 from registry.api.deps import registry_of, subject_param
 from registry.api.responses import reply, schema_entity
+from registry.auth import visibility
 
 router = APIRouter(tags=["Associations (v1)"])
 
@@ -91,6 +92,9 @@ FILTERS = ("resourceType", "associationType", "lifecycle", "offset", "limit")
 
 def _listing(request: Request, found: list[Any]) -> Response:
     query = request.query_params
+    grants = visibility.grants_of(request)
+    if grants is not None:  # only the associations of subjects the caller may read
+        found = [a for a in found if visibility.readable(grants, a.subject)]
     body = [associations.entity(a) for a in found]
     return reply(request, page(body, query.get("offset"), query.get("limit"), 1000))
 
