@@ -425,3 +425,15 @@ def test_every_read_route_is_covered() -> None:
     spec = json.loads(Path("openapi/openapi.json").read_text())
     gets = {path for path, ops in spec["paths"].items() if "get" in ops}
     assert gets == set(COVERED)
+
+
+def test_an_alias_does_not_widen_what_a_caller_may_read(client: TestClient) -> None:
+    # dev may read orders-*, not pay-*: an alias orders-alias -> pay-value does not open it
+    assert client.put("/config/orders-alias", json={"alias": "pay-value"}, headers=ADMIN).json()
+    try:
+        seen = client.get("/subjects/orders-alias/versions/1", headers=DEV)
+        assert seen.json()["error_code"] == 40401
+        own = client.get("/subjects/orders-alias/versions/1", headers=ADMIN).json()
+        assert own["subject"] == "pay-value"
+    finally:
+        client.delete("/config/orders-alias", headers=ADMIN)

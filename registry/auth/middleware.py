@@ -41,6 +41,7 @@ from urllib.parse import parse_qsl, quote, unquote
 import orjson
 
 from registry import reads
+from registry.api.alias_paths import rewrite_aliases
 from registry.api.deps import ENCODED_SLASH
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, negotiate
@@ -349,6 +350,7 @@ class AuthMiddleware:
             "query_string": scope.get("query_string", b""),
         }
         rewrite_paths(view)
+        rewrite_aliases(view, self.registry.state)  # rules apply to the subject an alias names
         path: str = view["path"]
         segs = path.split("/")[1:]
         method = "GET" if scope["method"] == "HEAD" else scope["method"]
