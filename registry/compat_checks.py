@@ -69,8 +69,7 @@ def test_compatibility(
     if version is not None and version != LATEST:
         target = reg.state.versions(subject).get(version)
         if target is None or target.deleted:
-            if not reg.state.versions(subject):
-                raise errors.subject_not_found(subject)
+            # Confluent 8.x: a missing version is 40402 even when the subject does not exist
             raise errors.version_not_found(version)
         previous = [target]
     elif version == LATEST:

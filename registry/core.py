@@ -237,9 +237,11 @@ class Registry:
         self, subject: str, ref: Mapping[str, Any], *, include_deleted: bool
     ) -> SchemaVersion:
         name, ref_subject, version = ref.get("name"), ref.get("subject"), ref.get("version")
-        if not name or not ref_subject or version is None:
+        # Confluent refuses only a missing field; an empty name is a name
+        if name is None or not ref_subject or version is None:
             raise errors.invalid_schema(
-                f"Invalid reference: {{name='{name}', subject='{ref_subject}', version={version}}}"
+                f"Invalid reference: {{name='{_java(name)}', subject='{_java(ref_subject)}', "
+                f"version={_java(version)}}}"
             )
         target_subject = parse_subject(subject).sibling(str(ref_subject)).qualified
         versions = self.state.versions(target_subject)

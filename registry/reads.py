@@ -182,8 +182,14 @@ def schemas_by_guid(reg: Registry, guid: str) -> list[SchemaVersion]:
 
 
 def list_schemas(
-    reg: Registry, prefix: str = "", deleted: bool = False, latest_only: bool = False
+    reg: Registry,
+    prefix: str = "",
+    deleted: bool = False,
+    latest_only: bool = False,
+    rule_type: str = "",
 ) -> list[SchemaVersion]:
+    """``GET /schemas``; a ``rule_type`` keeps the versions (after ``latest_only`` picked them)
+    whose rule set has a rule of that type, as Confluent 8.x's post-filter does."""
     out: list[SchemaVersion] = []
     # Confluent scans the keys starting with the prefix: an empty one matches every context
     prefix = prefix or WILDCARD
@@ -197,9 +203,17 @@ def list_schemas(
             )
             if latest_only and visible:
                 visible = [visible[-1]]
+            if rule_type:
+                visible = [v for v in visible if _has_rule_type(v, rule_type)]
             out.extend(visible)
     out.sort(key=lambda v: (v.subject, v.version))
     return out
+
+
+def _has_rule_type(sv: SchemaVersion, rule_type: str) -> bool:
+    groups = ("domainRules", "migrationRules", "encodingRules")
+    rule_set = sv.rule_set or {}
+    return any(r.get("type") == rule_type for g in groups for r in rule_set.get(g) or [])
 
 
 def latest_with_metadata(

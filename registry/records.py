@@ -20,7 +20,10 @@ NOOP = "NOOP"
 DELETE_SUBJECT = "DELETE_SUBJECT"
 CLEAR_SUBJECT = "CLEAR_SUBJECT"
 CONTEXT = "CONTEXT"
-KEY_TYPES = frozenset({SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT})
+ASSOC = "ASSOC"
+KEY_TYPES = frozenset({SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT, ASSOC})
+#: the fields of an ASSOC key between ``tenant`` and ``subject``, in Confluent's order
+ASSOC_FIELDS = ("resourceName", "resourceNamespace", "resourceType", "associationType")
 #: DEK registry records (Confluent's ``_dek_registry_keys`` format: keys carry ``type``, not
 #: ``keytype``); parsed further by :mod:`registry.dek_records`
 KEK = "KEK"
@@ -43,6 +46,8 @@ class RecordKey:
     version: int | None = None
     context: str | None = None
     raw: bytes = field(default=b"", compare=False, hash=False)
+    #: ASSOC keys: resource name, namespace, type and association type
+    resource: tuple[str, str, str, str] | None = None
 
     @property
     def identity(self) -> tuple[str, str | None, int | None, str | None]:
@@ -90,6 +95,12 @@ def context_key(context: str) -> RecordKey:
     return RecordKey(CONTEXT, context=context)
 
 
+def association_key(resource: tuple[str, str, str, str], subject: str) -> RecordKey:
+    """Confluent 8.x's ``AssociationKey``: (resource name, namespace, type, association type)
+    and the qualified subject."""
+    return RecordKey(ASSOC, subject, resource=resource)
+
+
 NOOP_KEY = RecordKey(NOOP)
 
 
@@ -104,6 +115,14 @@ def encode_key(key: RecordKey) -> bytes:
         return (
             f'{{"keytype":"CONTEXT","tenant":"default","context":{_json_str(key.context or "")},'
             '"magic":0}'
+        ).encode()
+    if key.keytype == ASSOC and key.resource is not None:
+        fields = "".join(
+            f"{_json_str(name)}:{_json_str(value)},"
+            for name, value in zip(ASSOC_FIELDS, key.resource, strict=True)
+        )
+        return (
+            f'{{"keytype":"ASSOC","tenant":"default",{fields}"subject":{subject},"magic":0}}'
         ).encode()
     if subject is None:
         return f'{{"keytype":"{key.keytype}","magic":0}}'.encode()
@@ -139,6 +158,11 @@ def decode_key(raw: bytes) -> RecordKey:
     subject = data.get("subject")
     if subject is not None and not isinstance(subject, str):
         raise RecordFormatError(f"{keytype} key subject is not a string")
+    if keytype == ASSOC:
+        parts = tuple(data.get(name) for name in ASSOC_FIELDS)
+        if subject is None or not all(isinstance(p, str) for p in parts):
+            raise RecordFormatError("ASSOC key needs a subject, resource and association type")
+        return RecordKey(ASSOC, subject, resource=parts, raw=bytes(raw))  # type: ignore[arg-type]
     if keytype in (DELETE_SUBJECT, CLEAR_SUBJECT) and subject is None:
         raise RecordFormatError(f"{keytype} key needs a subject")
     return RecordKey(keytype, subject, raw=bytes(raw))

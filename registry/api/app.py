@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from registry import __version__, errors
 from registry.api import (
+    associations,
     compatibility,
     config,
     contexts,
@@ -26,7 +27,9 @@ from registry.api import (
     schemas,
     server,
     subjects,
+    tags,
 )
+from registry.api.alias_paths import rewrite_aliases
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, SRResponse, negotiate
 from registry.core import Registry
@@ -75,6 +78,8 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     for module in (schemas, subjects, compatibility, config, mode, contexts, server):
         app.include_router(module.router)
     app.include_router(dek_registry.router)
+    for module in (associations, tags):  # Confluent 8.x additions
+        app.include_router(module.router)
 
     @app.exception_handler(errors.RegistryError)
     async def registry_error(request: Request, exc: errors.RegistryError) -> Response:
@@ -173,6 +178,9 @@ class ProtocolMiddleware:
             return
         scope.setdefault("state", {})["media_type"] = media
         rewrite_paths(scope)
+        app = scope.get("app")
+        if app is not None:
+            rewrite_aliases(scope, app.state.registry.state)
         await self.app(scope, self._limited(receive, scope), send_with_headers)
 
     def _limited(self, receive: Any, scope: Scope) -> Any:

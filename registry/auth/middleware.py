@@ -41,6 +41,7 @@ from urllib.parse import parse_qsl, quote, unquote
 import orjson
 
 from registry import reads
+from registry.api.alias_paths import rewrite_aliases
 from registry.api.deps import ENCODED_SLASH
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, negotiate
@@ -252,6 +253,8 @@ def need_of(method: str, segs: list[str]) -> Need:
             return Need(ANY)
         if method == "DELETE" or (method == "POST" and n == 3 and segs[2] == "versions"):
             return Need(SUBJECT, Permission.WRITE, 1)
+        if method == "POST" and segs[-1] == "tags":  # a new version with tags (Confluent 8.x)
+            return Need(SUBJECT, Permission.WRITE, 1)
         return Need(SUBJECT, Permission.READ, 1)
     if root == "compatibility" and n >= 3 and segs[1] == "subjects":
         return Need(SUBJECT, Permission.READ, 2)
@@ -263,6 +266,13 @@ def need_of(method: str, segs: list[str]) -> Need:
         return Need(GLOBAL, Permission.ADMIN) if write else Need(ANY)
     if root == "dek-registry":
         return _dek_need(method, segs)
+    if root == "associations":
+        # writing associations registers and (with cascadeLifecycle) deletes subjects
+        if write:
+            return Need(GLOBAL, Permission.ADMIN)
+        if n >= 3 and segs[1] == "subjects":
+            return Need(SUBJECT, Permission.READ, 2)
+        return Need(ANY)
     if root == "schemas":
         if n == 1:
             return Need(ANY)
@@ -352,6 +362,7 @@ class AuthMiddleware:
             "query_string": scope.get("query_string", b""),
         }
         rewrite_paths(view)
+        rewrite_aliases(view, self.registry.state)  # rules apply to the subject an alias names
         path: str = view["path"]
         segs = path.split("/")[1:]
         method = "GET" if scope["method"] == "HEAD" else scope["method"]

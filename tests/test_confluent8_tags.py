@@ -1,0 +1,107 @@
+"""``POST /subjects/{s}/versions/{v}/tags`` (Confluent 8.x): a new version whose Avro schema
+carries inline ``confluent:tags`` on the records and fields named."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from registry.identity import guid_of, schema_hash
+
+USER = {
+    "type": "record",
+    "name": "User",
+    "namespace": "com.acme",
+    "fields": [
+        {"name": "name", "type": "string"},
+        {"name": "address", "type": {"type": "record", "name": "Address", "fields": [
+            {"name": "street", "type": "string"}]}},
+    ],
+}  # fmt: skip
+
+
+def field(name: str) -> dict[str, Any]:
+    return {"schemaEntity": {"entityPath": f"com.acme.User.{name}", "entityType": "sr_field"}}
+
+
+def error(response: Any, status: int, code: int) -> str:
+    assert response.status_code == status, response.text
+    assert response.json()["error_code"] == code, response.json()
+    return str(response.json()["message"])
+
+
+def test_tags_make_a_new_version(client: TestClient) -> None:
+    client.post("/subjects/u/versions", json={"schema": json.dumps(USER)})
+    body = {
+        "tagsToAdd": [
+            {**field("name"), "tags": ["PII", "PII"]},
+            {
+                "schemaEntity": {"entityPath": "com.acme.Address", "entityType": "sr_record"},
+                "tags": ["LOCATION"],
+            },
+        ]
+    }
+    tagged = client.post("/subjects/u/versions/1/tags", json=body)
+    assert tagged.status_code == 200, tagged.text
+    reply = tagged.json()
+    assert (reply["id"], reply["version"], reply["schemaType"]) == (2, 2, "AVRO")
+    assert reply["metadata"] == {"properties": {"confluent:version": "2"}}
+    stored = json.loads(client.get("/subjects/u/versions/2/schema").text)
+    assert stored["fields"][0]["confluent:tags"] == ["PII"]
+    assert stored["fields"][1]["type"]["confluent:tags"] == ["LOCATION"]
+    version = client.get("/subjects/u/versions/2").json()
+    assert reply["guid"] == guid_of(schema_hash(version["schema"], [], version["metadata"], None))
+    # removing the tag again gives a third version without it
+    removed = client.post(
+        "/subjects/u/versions/latest/tags",
+        json={"tagsToRemove": [{**field("name"), "tags": ["PII"]}], "newVersion": 3},
+    )
+    assert removed.json()["version"] == 3
+    third = json.loads(client.get("/subjects/u/versions/3/schema").text)
+    assert "confluent:tags" not in third["fields"][0]
+    assert third["fields"][1]["type"]["confluent:tags"] == ["LOCATION"]
+
+
+def test_tag_errors(client: TestClient) -> None:
+    body = {"tagsToAdd": [{**field("name"), "tags": ["PII"]}]}
+    error(client.post("/subjects/u/versions/1/tags", json=body), 404, 40401)
+    client.post("/subjects/u/versions", json={"schema": json.dumps(USER)})
+    error(client.post("/subjects/u/versions/7/tags", json=body), 404, 40402)
+    error(client.post("/subjects/u/versions/0/tags", json=body), 422, 42202)
+    missing = {"tagsToAdd": [{**field("nope"), "tags": ["PII"]}]}
+    message = error(client.post("/subjects/u/versions/1/tags", json=missing), 422, 42201)
+    assert message.endswith("No matching path 'com.acme.User.nope' found in the schema")
+    both = {**body, "ruleSet": {"domainRules": []}, "rulesToRemove": ["x"]}
+    error(client.post("/subjects/u/versions/1/tags", json=both), 422, 42210)
+    assert client.get("/subjects/u/versions").json() == [1]
+
+
+def test_find_tags_lists_the_tagged_entities(client: TestClient) -> None:
+    client.post("/subjects/u/versions", json={"schema": json.dumps(USER)})
+    body = {
+        "tagsToAdd": [
+            {**field("name"), "tags": ["PII"]},
+            {
+                "schemaEntity": {"entityPath": "com.acme.Address", "entityType": "sr_record"},
+                "tags": ["LOCATION"],
+            },
+        ]
+    }
+    client.post("/subjects/u/versions/1/tags", json=body)
+    everything = client.get("/subjects/u/versions/2?findTags=*").json()["schemaTags"]
+    assert everything == [
+        {
+            "schemaEntity": {"entityPath": "com.acme.User.name", "entityType": "sr_field"},
+            "tags": ["PII"],
+        },
+        {
+            "schemaEntity": {"entityPath": "com.acme.Address", "entityType": "sr_record"},
+            "tags": ["LOCATION"],
+        },
+    ]
+    only = client.get("/schemas/ids/2?findTags=LOCATION").json()["schemaTags"]
+    assert [t["schemaEntity"]["entityPath"] for t in only] == ["com.acme.Address"]
+    assert "schemaTags" not in client.get("/subjects/u/versions/2?findTags=NONE").json()
+    assert "schemaTags" not in client.get("/subjects/u/versions/2").json()
