@@ -43,6 +43,9 @@ class Settings:
     max_schema_bytes: int = 1024 * 1024
     #: deepest nesting of brackets in a schema text (42201 above)
     max_schema_depth: int = 200
+    #: CPU seconds one request may spend parsing and checking schemas before it is refused
+    #: (422 naming this setting); 0: unlimited
+    max_schema_work_seconds: float = 2.0
     # ---- authentication and authorisation (off unless a users file or JWT keys are set) ----
     #: HTTP Basic users, ``name:scrypt$...`` lines (``schema-registry user add``); reloaded
     auth_users_file: str = ""

@@ -90,7 +90,12 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     # schema size and nesting limits, inside the protocol middleware (rewritten paths)
     from registry.api import limits
 
-    limits.install(app, registry.settings.max_schema_bytes, registry.settings.max_schema_depth)
+    limits.install(
+        app,
+        registry.settings.max_schema_bytes,
+        registry.settings.max_schema_depth,
+        registry.settings.max_schema_work_seconds,
+    )
     app.add_middleware(ProtocolMiddleware, max_body=registry.settings.max_request_bytes)
     # GET /ready; with a Kafka store, forwarding writes to the leader (outermost middleware)
     from registry.api.forwarding import install as install_forwarding

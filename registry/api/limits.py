@@ -1,12 +1,15 @@
 """Limits on the schemas of register, lookup and compatibility requests: the size of the schema
 text (42209, Confluent's "schema too large") and how deeply its brackets nest (42201, an invalid
-schema), checked before any parser sees the text, so a hostile schema cannot exhaust the stack.
+schema), checked before any parser sees the text, so a hostile schema cannot exhaust the stack;
+then the CPU time parsing and checking may take (:mod:`registry.budget`), abandoned as soon as
+the client goes away.
 
 The body limit itself (413) is the protocol middleware's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import MutableMapping
 from itertools import accumulate
@@ -14,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from registry import budget
 from registry.api.responses import PREFERRED
 from registry.errors import RegistryError
 
@@ -73,10 +77,11 @@ def carries_schema(method: str, path: str) -> bool:
 class LimitsMiddleware:
     """Runs inside the protocol middleware (paths rewritten, body size already bounded)."""
 
-    def __init__(self, app: Any, max_bytes: int, max_depth: int) -> None:
+    def __init__(self, app: Any, max_bytes: int, max_depth: int, max_seconds: float = 0) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_depth = max_depth
+        self.max_seconds = max_seconds
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or not carries_schema(scope["method"], scope["path"]):
@@ -104,7 +109,31 @@ class LimitsMiddleware:
             code, text = problem
             await _send(scope, send, 422, {"error_code": code, "message": text})
             return
-        await self.app(scope, _replay([{"type": "http.request", "body": body}], receive), send)
+        await self._bounded(scope, body, receive, send)
+
+    async def _bounded(self, scope: Scope, body: bytes, receive: Any, send: Any) -> None:
+        """Run the route under a work allowance; a disconnect cancels the work."""
+        allowance = budget.Allowance(self.max_seconds)
+        gone: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        async def watch() -> None:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                allowance.cancelled.set()
+            if not gone.done():
+                gone.set_result(message)
+
+        async def later() -> Any:
+            return await asyncio.shield(gone)
+
+        watcher = asyncio.create_task(watch())
+        try:
+            with budget.allowed(allowance):
+                await self.app(
+                    scope, _replay([{"type": "http.request", "body": body}], later), send
+                )
+        finally:
+            watcher.cancel()
 
 
 async def _send(scope: Scope, send: Any, status: int, body: dict[str, Any]) -> None:
@@ -134,6 +163,8 @@ def _replay(messages: list[Any], receive: Any) -> Any:
     return wrapped
 
 
-def install(app: Any, max_bytes: int, max_depth: int) -> None:
+def install(app: Any, max_bytes: int, max_depth: int, max_seconds: float = 0) -> None:
     """Call before adding the protocol middleware (so this one runs inside it)."""
-    app.add_middleware(LimitsMiddleware, max_bytes=max_bytes, max_depth=max_depth)
+    app.add_middleware(
+        LimitsMiddleware, max_bytes=max_bytes, max_depth=max_depth, max_seconds=max_seconds
+    )
