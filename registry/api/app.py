@@ -166,7 +166,11 @@ class ProtocolMiddleware:
             await _send_error(send_with_headers, 413, "HTTP 413 Request Entity Too Large", media)
             return
         scope.setdefault("state", {})["media_type"] = media
-        rewrite_paths(scope)
+        try:
+            rewrite_paths(scope)
+        except errors.RegistryError as exc:
+            await _send_error(send_with_headers, exc.http_status, exc.message, media)
+            return
         await self.app(scope, self._limited(receive, scope), send_with_headers)
 
     def _limited(self, receive: Any, scope: Scope) -> Any:
