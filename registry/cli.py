@@ -116,6 +116,7 @@ def serve_forever(settings: Settings) -> int:
     except ValueError as exc:
         log.error("%s", exc)
         return 2
+    from registry.api.http_protocol import protocol_for
     from registry.tls import uvicorn_options
 
     try:
@@ -137,6 +138,7 @@ def serve_forever(settings: Settings) -> int:
         server_header=False,
         log_config=None,  # uvicorn's records go through our handler (text or JSON)
         timeout_graceful_shutdown=settings.shutdown_timeout,
+        http=protocol_for(settings.read_timeout, settings.max_url_bytes, settings.max_header_bytes),
         **tls,
     )
     # uvicorn handles SIGTERM and SIGINT: it stops accepting, finishes in-flight requests, runs
