@@ -43,9 +43,9 @@ class Settings:
     max_schema_bytes: int = 1024 * 1024
     #: deepest nesting of brackets in a schema text (42201 above)
     max_schema_depth: int = 200
-    #: CPU seconds one request may spend parsing and checking schemas before it is refused
-    #: (422 naming this setting); 0: unlimited
-    max_schema_work_seconds: float = 2.0
+    #: seconds (CPU, and wall-clock since the work began) one request may spend parsing and
+    #: checking schemas before it is refused (422 naming this setting); 0: unlimited
+    max_schema_work_seconds: float = 1.5
     #: seconds a connection has to send one whole request (headers and body) from its first
     #: byte, and a new connection to start one; then 408 and closed
     read_timeout: float = 30.0

@@ -94,6 +94,8 @@ class LimitsMiddleware:
             except RegistryError as exc:  # the protocol middleware's body limit (413)
                 await _send(scope, send, exc.http_status, exc.body())
                 return
+            if message["type"] == "http.disconnect":
+                return  # the client went away before sending its schema: nothing to answer
             if message["type"] != "http.request":
                 await self.app(scope, _replay([message], receive), send)
                 return
