@@ -117,7 +117,7 @@ def serve_forever(settings: Settings) -> int:
         log.error("%s", exc)
         return 2
     from registry.api.http_protocol import protocol_for
-    from registry.tls import uvicorn_options
+    from registry.tls import certificate_protocol, uvicorn_options
 
     try:
         tls = uvicorn_options(settings)
@@ -127,6 +127,9 @@ def serve_forever(settings: Settings) -> int:
         log.error("%s", exc)
         return 2
     log.info("using store %s", store.description)
+    http = protocol_for(settings.read_timeout, settings.max_url_bytes, settings.max_header_bytes)
+    if tls.pop("http", None) is not None:  # client certificates name principals
+        http = certificate_protocol(http)
     scheme = "https" if tls else "http"
     log.info("listening on %s://%s:%d", scheme, settings.host, settings.port)
     config = uvicorn.Config(
@@ -138,7 +141,7 @@ def serve_forever(settings: Settings) -> int:
         server_header=False,
         log_config=None,  # uvicorn's records go through our handler (text or JSON)
         timeout_graceful_shutdown=settings.shutdown_timeout,
-        http=protocol_for(settings.read_timeout, settings.max_url_bytes, settings.max_header_bytes),
+        http=http,
         **tls,
     )
     # uvicorn handles SIGTERM and SIGINT: it stops accepting, finishes in-flight requests, runs

@@ -1,7 +1,7 @@
 """Path numbers read as Java's ``Integer.parseInt`` reads them (Confluent's path parameters are
-Java ints), by the routers and by the auth middleware alike: ``1_0`` and `` 1`` are refused (a
-version: 42202; an id: 404 ``HTTP 404 Not Found``, as for ``2147483648``), ``+1`` and non-ASCII
-digits are accepted."""
+Java ints), by the routers and by the auth middleware alike: ``1_0`` is refused (a version:
+42202; an id: 404 ``HTTP 404 Not Found``, as for ``2147483648``), ``+1`` and non-ASCII digits are
+accepted. A version is trimmed first (Confluent's ``VersionId``), an id is not."""
 
 from __future__ import annotations
 
@@ -33,14 +33,14 @@ def registered(client: TestClient) -> TestClient:
     return client
 
 
-@pytest.mark.parametrize("version", ["1_0", "%201", "1%20", "2147483648"])
+@pytest.mark.parametrize("version", ["1_0", "%201_0", "2147483648", "0x1"])
 def test_bad_version_numbers_are_42202(registered: TestClient, version: str) -> None:
     response = registered.get(f"/subjects/s/versions/{version}")
     assert response.status_code == 422
     assert response.json()["error_code"] == 42202
 
 
-@pytest.mark.parametrize("version", ["+1", "%D9%A1"])
+@pytest.mark.parametrize("version", ["+1", "%D9%A1", "%201", "1%20", "%09%2B1"])
 def test_java_version_numbers_are_read(registered: TestClient, version: str) -> None:
     assert registered.get(f"/subjects/s/versions/{version}").json()["version"] == 1
 
