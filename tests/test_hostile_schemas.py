@@ -243,3 +243,17 @@ def test_cancelled_allowance_stops_the_walk() -> None:
     gone.set()
     with budget.allowed(budget.Allowance(0, gone)), pytest.raises(budget.WorkLimitExceeded):
         fmt.compatibility_errors(new, old)
+
+
+@pytest.mark.timeout(30)
+def test_unterminated_protobuf_comments_are_scanned_once(client: TestClient) -> None:
+    # each "/*" used to be scanned to the end of the text for its "*/": quadratic, in C, holding
+    # the GIL (60 KB: 9 s)
+    text = 'syntax = "proto3";\nmessage A { int32 a = 1; }\n' + "/* " * 100_000 + "{" * 300
+    response = client.post("/subjects/p/versions", json={"schemaType": "PROTOBUF", "schema": text})
+    assert response.status_code == 422
+    body = response.json()
+    assert body["error_code"] == 42201
+    # protoc's errors (one per comment) are quoted up to a limit
+    assert body["message"].count("inside block comment") <= 20
+    assert body["message"].endswith("more errors")

@@ -24,7 +24,9 @@ from registry.errors import RegistryError
 Scope = MutableMapping[str, Any]
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_PROTO_NOISE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/', re.S)
+_PROTO_NOISE = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S
+)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"{": 1, "[": 1, "}": -1, "]": -1}
 
