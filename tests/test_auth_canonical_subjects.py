@@ -156,6 +156,9 @@ def test_the_owner_reads_through_every_spelling(client: TestClient) -> None:
             client, "admin", "GET", spelling.format("secret-a") + "/versions/1/", None
         )
         assert status == 200 and '"subject":"secret-a"' in text, spelling
+        # GET /subjects/:.:x/versions used to answer 404 although /versions/1 answered
+        listed = _ask(client, "admin", "GET", spelling.format("secret-a") + "/versions", None)
+        assert listed == (200, "[1]"), spelling
     for spelling in CONTEXT_SPELLINGS:
         status, text = _ask(client, "admin", "GET", spelling.format("secret-c") + "/versions", None)
         assert (status, text) == (200, "[1]"), spelling
