@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from registry import errors, records
 from registry.formats.base import Dependency, InvalidSchemaError, ParsedSchema, SchemaFormat
+from registry.path_numbers import java_int, java_trim
 from registry.records import RecordKey
 from registry.settings import Settings
 from registry.state import SchemaVersion, State
@@ -322,13 +323,13 @@ def parse_version(value: str | int, *, allow_latest: bool = True) -> int:
     """A version path parameter: ``latest`` (any case) or ``-1`` is :data:`LATEST`; otherwise an
     integer in [1, 2^31-1]; anything else is 42202."""
     if isinstance(value, str):
-        text = value.strip()
+        text = java_trim(value)  # Confluent's VersionId: trim, then Integer.parseInt
         if text.lower() == "latest":
             return LATEST
-        try:
-            number = int(text)
-        except ValueError:
-            raise errors.invalid_version(value) from None
+        parsed = java_int(text)
+        if parsed is None:
+            raise errors.invalid_version(value)
+        number = parsed
     else:
         number = value
     if number == LATEST and allow_latest:

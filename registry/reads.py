@@ -135,11 +135,13 @@ def _all_deleted(ctx: Any, schema_id: int) -> bool:
 
 
 def schema_by_id(reg: Registry, schema_id: int, subject: str | None = None) -> SchemaVersion:
-    """The content of an id: in ``subject``'s context (default context when absent), falling
-    back to every context for an unqualified subject. Soft-deleted versions still count."""
+    """The content of an id: in ``subject``'s context (the default context when absent), and
+    for an unqualified, non-empty ``subject`` in every other context too (Confluent 8.x's
+    ``getSchemaKeyUsingContexts``: without ``?subject=`` an id only in another context is
+    40403). Soft-deleted versions still count."""
     qs = parse_subject(subject or "")
     names = [qs.context]
-    if qs.context == DEFAULT_CONTEXT:
+    if qs.context == DEFAULT_CONTEXT and qs.name:
         names += [n for n in reg.state.context_names() if n != DEFAULT_CONTEXT]
     for name in names:
         ctx = reg.state.find_context(name)

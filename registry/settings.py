@@ -48,6 +48,16 @@ class Settings:
     max_schema_bytes: int = 1024 * 1024
     #: deepest nesting of brackets in a schema text (42201 above)
     max_schema_depth: int = 200
+    #: seconds (CPU, and wall-clock since the work began) one request may spend parsing and
+    #: checking schemas before it is refused (422 naming this setting); 0: unlimited
+    max_schema_work_seconds: float = 1.5
+    #: seconds a connection has to send one whole request (headers and body) from its first
+    #: byte, and a new connection to start one; then 408 and closed
+    read_timeout: float = 30.0
+    #: longest request target (path and query) accepted: 414 above
+    max_url_bytes: int = 8192
+    #: largest request header block accepted: 431 above
+    max_header_bytes: int = 16384
     # ---- authentication and authorisation (off unless a users file or JWT keys are set) ----
     #: HTTP Basic users, ``name:scrypt$...`` lines (``schema-registry user add``); reloaded
     auth_users_file: str = ""

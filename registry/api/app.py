@@ -106,7 +106,12 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     # schema size and nesting limits, inside the protocol middleware (rewritten paths)
     from registry.api import limits
 
-    limits.install(app, registry.settings.max_schema_bytes, registry.settings.max_schema_depth)
+    limits.install(
+        app,
+        registry.settings.max_schema_bytes,
+        registry.settings.max_schema_depth,
+        registry.settings.max_schema_work_seconds,
+    )
     app.add_middleware(ProtocolMiddleware, max_body=registry.settings.max_request_bytes)
     # GET /ready; with a Kafka store, forwarding writes to the leader (outermost middleware)
     from registry.api.forwarding import install as install_forwarding
@@ -177,7 +182,11 @@ class ProtocolMiddleware:
             await _send_error(send_with_headers, 413, "HTTP 413 Request Entity Too Large", media)
             return
         scope.setdefault("state", {})["media_type"] = media
-        rewrite_paths(scope)
+        try:
+            rewrite_paths(scope)
+        except errors.RegistryError as exc:
+            await _send_error(send_with_headers, exc.http_status, exc.message, media)
+            return
         app = scope.get("app")
         if app is not None:
             rewrite_aliases(scope, app.state.registry.state)

@@ -12,16 +12,17 @@ from registry.api.deps import registry_of, subject_param
 from registry.api.responses import raw_text, reply, schema_entity, schema_string, wants_v8
 from registry.api.subjects import formatted, with_tags
 from registry.auth import visibility
+from registry.path_numbers import java_int
 
 router = APIRouter(tags=["Schemas (v1)"])
 
 
 def _schema_id(value: str) -> int:
-    """Jersey answers 404 when an int path parameter does not convert."""
-    try:
-        return int(value)
-    except ValueError:
-        raise errors.RegistryError(404, "HTTP 404 Not Found") from None
+    """Jersey answers 404 when an int path parameter does not convert (Java's parser)."""
+    number = java_int(value)
+    if number is None:
+        raise errors.RegistryError(404, "HTTP 404 Not Found")
+    return number
 
 
 @router.get("/schemas", responses=docs.answers(docs.array_of(docs.SCHEMA)))

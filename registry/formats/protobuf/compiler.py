@@ -108,9 +108,14 @@ def _safe_path(name: str) -> bool:
     )
 
 
+#: protoc errors quoted in an invalid-schema message (a hostile file can produce one per byte)
+MAX_ERRORS = 20
+
+
 def _error_text(exc: Exception) -> str:
     lines = []
-    for error in exc.errors():  # type: ignore[attr-defined]
+    errors = exc.errors()  # type: ignore[attr-defined]
+    for error in errors[:MAX_ERRORS]:
         filename = os.fsdecode(error.filename)
         message = error.message.decode("utf-8", "replace")
         where = f"{error.line + 1}:{error.column + 1}" if error.line >= 0 else ""
@@ -118,11 +123,14 @@ def _error_text(exc: Exception) -> str:
             lines.append(f"{where}: {message}" if where else message)
         else:
             lines.append(f"{filename}:{where}: {message}" if where else f"{filename}: {message}")
+    if len(errors) > MAX_ERRORS:
+        lines.append(f"... and {len(errors) - MAX_ERRORS} more errors")
     return "; ".join(lines) or str(exc)
 
 
 _SYNTAX = re.compile(r"^\s*(?:syntax|edition)\s*=", re.MULTILINE)
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+# an unterminated comment runs to the end (``\Z``): every match succeeds, so the scan is linear
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
 
 
 def _with_syntax(text: str) -> str:

@@ -34,7 +34,7 @@ MAX_TAG_VALUE = 536_870_911
 F = FieldDescriptorProto
 
 _COMMENT_OR_STRING = re.compile(
-    r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?\*/", re.DOTALL
+    r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL
 )
 _FIELD = re.compile(
     r"(map\s*<\s*[.\w]+\s*,\s*([.\w]+)\s*>|[.\w]+)\s+(\w+)\s*=\s*(0[xX][0-9a-fA-F]+|\d+)"
