@@ -16,7 +16,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from registry import __version__, errors
-from registry.api import compatibility, config, contexts, docs, mode, schemas, server, subjects
+from registry.api import compatibility, config, contexts, docs, mode, schemas, server, subjects, ui
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, SRResponse, negotiate
 from registry.core import Registry
@@ -64,6 +64,8 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     # the deserializers' hot route (/schemas/ids) is matched first
     for module in (schemas, subjects, compatibility, config, mode, contexts, server):
         app.include_router(module.router)
+    if registry.settings.ui:
+        app.include_router(ui.router)
 
     @app.exception_handler(errors.RegistryError)
     async def registry_error(request: Request, exc: errors.RegistryError) -> Response:
