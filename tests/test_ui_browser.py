@@ -1,0 +1,299 @@
+"""The web UI in a real browser (Debian's Chromium via Playwright) against a live registry:
+register through the UI, the field-level diff of two versions, an incompatible change refused
+with its reason, a deep link opening the right view, keyboard navigation, a restricted user not
+seeing a hidden subject, and the overview on a Kafka store."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.conftest import LiveServer
+from tests.production_helpers import CONTENT_TYPE, Server, running, write_users
+from tests.ui_browser import WAIT_MS, chromium, open_view, wait_view
+
+expect.set_options(timeout=WAIT_MS)
+HEADERS = {"Content-Type": CONTENT_TYPE}
+
+
+def record(fields: list[dict[str, object]], name: str = "Order") -> str:
+    return json.dumps({"type": "record", "name": name, "fields": fields})
+
+
+V1 = record(
+    [
+        {"name": "id", "type": "long"},
+        {"name": "note", "type": "string", "default": "x"},
+        {"name": "old", "type": "int", "default": 0},
+        {"name": "qty", "type": "int"},
+    ]
+)
+V2 = record(
+    [
+        {"name": "id", "type": "long"},
+        {"name": "note", "type": "string", "default": "y"},
+        {"name": "qty", "type": "long"},
+        {"name": "added", "type": "string", "default": ""},
+    ]
+)
+
+
+def register(
+    url: str, subject: str, schema: str, auth: tuple[str, str] | None = None, **kw: object
+) -> int:
+    r = httpx.post(
+        f"{url}/subjects/{subject}/versions",
+        json={"schema": schema, **kw},
+        headers=HEADERS,
+        auth=auth,
+        timeout=20,
+    )
+    assert r.status_code == 200, r.text
+    return int(r.json()["id"])
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    tmp = tmp_path_factory.mktemp("ui")
+    srv = LiveServer(f"sqlite:///{tmp / 'ui.db'}", tmp)
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        yield pg
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def set_schema(page: Page, text: str) -> None:
+    page.fill("textarea[name=schema]", text)
+
+
+def test_register_through_the_ui(server: LiveServer, page: Page) -> None:
+    open_view(page, server.url, "#/new")
+    page.fill("input[name=subject]", "ui-new-value")
+    set_schema(page, record([{"name": "a", "type": "int"}], "New"))
+    expect(page.locator("#check")).to_have_attribute("data-verdict", "compatible")
+    page.click("#register")
+    page.click("#confirm-yes")
+    result = page.locator("#result")
+    expect(result).to_have_attribute("data-registered", re.compile(r"^\d+$"))
+    got = httpx.get(f"{server.url}/subjects/ui-new-value/versions/latest", timeout=20).json()
+    assert result.get_attribute("data-registered") == str(got["id"])
+    assert json.loads(got["schema"])["name"] == "New"
+    # the link in the answer opens the new version
+    page.click("#result a")
+    wait_view(page, "#/subject/ui-new-value/v/1")
+    expect(page.locator("[data-id]")).to_have_text(str(got["id"]))
+
+
+def test_diff_marks_each_changed_field_and_gives_the_verdict(
+    server: LiveServer, page: Page
+) -> None:
+    httpx.put(
+        f"{server.url}/config/ui-diff-value", json={"compatibility": "NONE"}, headers=HEADERS
+    ).raise_for_status()
+    register(server.url, "ui-diff-value", V1)
+    register(server.url, "ui-diff-value", V2)
+    httpx.put(
+        f"{server.url}/config/ui-diff-value", json={"compatibility": "BACKWARD"}, headers=HEADERS
+    ).raise_for_status()
+    open_view(page, server.url, "#/subject/ui-diff-value/diff/1/2")
+    changes = {
+        row.get_attribute("data-field"): row.get_attribute("data-change")
+        for row in page.locator("table.fields tbody tr").all()
+    }
+    assert changes == {
+        "id": "same",
+        "note": "default",
+        "old": "removed",
+        "qty": "type",
+        "added": "added",
+    }
+    # the changed lines are marked in the side-by-side texts
+    right = page.locator(".side-by-side .card").nth(1)
+    expect(right.locator(".ln.m-added")).to_contain_text('"added"')
+    expect(page.locator(".side-by-side .card").first.locator(".ln.m-removed")).to_contain_text(
+        '"old"'
+    )
+    # int -> long is a promotion a BACKWARD reader accepts: compatible at the subject's level
+    verdict = page.locator("[data-verdict]")
+    expect(verdict).to_have_attribute("data-verdict", "compatible")
+    expect(verdict).to_contain_text("BACKWARD")
+    # and the other way round is not, with the reason in words
+    page.select_option("select[name=a]", "2")
+    page.select_option("select[name=b]", "1")
+    wait_view(page, "#/subject/ui-diff-value/diff/2/1")
+    expect(page.locator("[data-verdict]")).to_have_attribute("data-verdict", "incompatible")
+    expect(page.locator(".reasons")).to_contain_text("qty")
+
+
+def test_incompatible_change_is_refused_with_its_reason(server: LiveServer, page: Page) -> None:
+    register(server.url, "ui-strict-value", record([{"name": "a", "type": "int"}], "S"))
+    open_view(page, server.url, "#/subject/ui-strict-value/try")
+    expect(page.locator("#check")).to_have_attribute("data-verdict", "compatible")
+    # a new field without a default: a BACKWARD reader cannot read the old data
+    set_schema(
+        page,
+        json.dumps(
+            {
+                "type": "record",
+                "name": "S",
+                "fields": [{"name": "a", "type": "int"}, {"name": "b", "type": "string"}],
+            },
+            indent=2,
+        ),
+    )
+    check = page.locator("#check")
+    expect(check).to_have_attribute("data-verdict", "incompatible")
+    expect(check).to_contain_text("'b'")
+    # the reason is mapped to the line declaring the field
+    marked = page.locator("#preview .ln.m-bad")
+    expect(marked).to_have_count(1)
+    expect(marked).to_contain_text('"b"')
+    page.click("#register")
+    page.click("#confirm-yes")
+    result = page.locator("#result")
+    expect(result).to_have_attribute("data-refused", "409")
+    expect(result).to_contain_text("incompatible")
+    versions = httpx.get(f"{server.url}/subjects/ui-strict-value/versions", timeout=20).json()
+    assert versions == [1]
+
+
+def test_deep_link_opens_the_version_and_keys_move_between_versions(
+    server: LiveServer, page: Page
+) -> None:
+    first = register(server.url, "ui-link-value", record([{"name": "a", "type": "int"}], "L"))
+    second = register(
+        server.url,
+        "ui-link-value",
+        record([{"name": "a", "type": "int"}, {"name": "b", "type": "int", "default": 1}], "L"),
+    )
+    open_view(page, server.url, "#/subject/ui-link-value/v/1")
+    expect(page.locator("[data-id]")).to_have_text(str(first))
+    expect(page.locator(".timeline [aria-current=page]")).to_have_text("v1")
+    page.keyboard.press("]")
+    wait_view(page, "#/subject/ui-link-value/v/2")
+    expect(page.locator("[data-id]")).to_have_text(str(second))
+    # the subjects list: "/" focuses the search; typing filters, Enter on a row opens it
+    open_view(page, server.url, "#/")
+    page.keyboard.press("Escape")  # out of the search box the view focuses
+    page.keyboard.press("/")
+    page.keyboard.type("ui-link")
+    wait_view(page, "#/subjects?q=ui-link")
+    expect(page.locator("table.subjects tbody tr")).to_have_count(1)
+    row = page.locator("table.subjects tbody tr").first
+    expect(row.locator("td").nth(2)).to_have_text("v2")
+    page.keyboard.press("Escape")
+    page.keyboard.press("j")
+    page.keyboard.press("Enter")
+    wait_view(page, "#/subject/ui-link-value")
+    expect(page.locator("[data-id]")).to_have_text(str(second))
+
+
+def test_lookup_by_id_lists_the_subjects_using_it(server: LiveServer, page: Page) -> None:
+    schema_id = register(server.url, "ui-look-a", record([{"name": "z", "type": "int"}], "Z"))
+    register(server.url, "ui-look-b", record([{"name": "z", "type": "int"}], "Z"))
+    open_view(page, server.url, f"#/lookup?id={schema_id}")
+    found = page.locator("[data-found] .refs")
+    expect(found).to_contain_text("ui-look-a v1")
+    expect(found).to_contain_text("ui-look-b v1")
+
+
+RULES = """
+rules:
+  - principals: [admin]
+    permission: admin
+  - principals: [dev]
+    subjects: ["orders-*"]
+    permission: write
+"""
+
+
+@pytest.fixture(scope="module")
+def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("ui-auth")
+    write_users(tmp / "users", {"admin": "a", "dev": "d"})
+    (tmp / "rules.yaml").write_text(RULES)
+    env = {
+        "SCHEMA_REGISTRY_AUTH_USERS_FILE": str(tmp / "users"),
+        "SCHEMA_REGISTRY_AUTH_RULES_FILE": str(tmp / "rules.yaml"),
+    }
+    with running(Server(tmp, env)) as srv:
+        for subject in ("orders-value", "secret-value"):
+            register(srv.url, subject, record([{"name": "a", "type": "int"}]), auth=("admin", "a"))
+        yield srv
+
+
+def test_restricted_user_does_not_see_a_hidden_subject(auth_server: Server, page: Page) -> None:
+    # the UI's files need no credentials; its data calls do
+    assert httpx.get(auth_server.url + "/ui/app.js", timeout=20).status_code == 200
+    assert httpx.get(auth_server.url + "/subjects", timeout=20).status_code == 401
+    open_view(page, auth_server.url, "#/")
+    expect(page.locator("#view")).to_contain_text("Sign in needed")
+    open_view(page, auth_server.url, "#/login")
+    page.fill("#basic input[name=user]", "dev")
+    page.fill("#basic input[name=password]", "d")
+    page.click("#basic button[type=submit]")
+    wait_view(page, "#/")
+    subjects = page.locator("table.subjects tbody tr")
+    expect(subjects).to_have_count(1)
+    expect(subjects.first).to_have_attribute("data-subject", "orders-value")
+    # a shared link to the hidden subject answers as for a missing one
+    open_view(page, auth_server.url, "#/subject/secret-value")
+    expect(page.locator("#view")).to_contain_text("Subject 'secret-value' not found")
+    expect(page.locator("#view")).not_to_contain_text('"name": "a"')
+    # a wrong password is refused
+    open_view(page, auth_server.url, "#/login")
+    page.fill("#basic input[name=user]", "dev")
+    page.fill("#basic input[name=password]", "wrong")
+    page.click("#basic button[type=submit]")
+    expect(page.locator("#login-result")).to_contain_text("Refused")
+
+
+def test_overview_on_a_kafka_store_names_the_leader(
+    kafka_url: str, tmp_path: Path, page: Page
+) -> None:
+    server = LiveServer(kafka_url, tmp_path)
+    server.start(timeout=120)
+    try:
+        register(server.url, "ui-kafka-value", record([{"name": "a", "type": "int"}]))
+        register(
+            server.url,
+            "ui-kafka-proto",
+            'syntax = "proto3";\nmessage M { int32 a = 1; }\n',
+            schemaType="PROTOBUF",
+        )
+        open_view(page, server.url, "#/overview")
+        expect(page.locator("[data-ready]")).to_have_attribute("data-ready", "true")
+        expect(page.locator("[data-leader]")).to_contain_text(server.url)
+        expect(page.locator("[data-leader]")).to_contain_text("this instance")
+        expect(page.locator("[data-counts=Format] tr[data-key=AVRO] td").nth(1)).to_have_text("1")
+        expect(page.locator("[data-counts=Format] tr[data-key=PROTOBUF] td").nth(1)).to_have_text(
+            "1"
+        )
+    finally:
+        server.stop()
