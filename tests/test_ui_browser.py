@@ -15,7 +15,13 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import LiveServer
-from tests.production_helpers import CONTENT_TYPE, Server, running, write_users
+from tests.production_helpers import (
+    CONTENT_TYPE,
+    Server,
+    running,
+    settled_leader,
+    write_users,
+)
 from tests.ui_browser import WAIT_MS, chromium, open_view, wait_view
 
 expect.set_options(timeout=WAIT_MS)
@@ -280,6 +286,7 @@ def test_overview_on_a_kafka_store_names_the_leader(
     server = LiveServer(kafka_url, tmp_path)
     server.start(timeout=120)
     try:
+        settled_leader([server], lambda s: httpx.get(s.url + "/ready", timeout=20).json())
         register(server.url, "ui-kafka-value", record([{"name": "a", "type": "int"}]))
         register(
             server.url,
@@ -288,7 +295,7 @@ def test_overview_on_a_kafka_store_names_the_leader(
             schemaType="PROTOBUF",
         )
         open_view(page, server.url, "#/overview")
-        expect(page.locator("[data-ready]")).to_have_attribute("data-ready", "true")
+        expect(page.locator("[data-readiness]")).to_have_attribute("data-readiness", "true")
         expect(page.locator("[data-leader]")).to_contain_text(server.url)
         expect(page.locator("[data-leader]")).to_contain_text("this instance")
         expect(page.locator("[data-counts=Format] tr[data-key=AVRO] td").nth(1)).to_have_text("1")

@@ -122,7 +122,7 @@ export async function overviewView(el, stale) {
       <dt>Version</dt><dd>${esc((version && version.version) || "?")}</dd>
       <dt>Level</dt><dd>${esc((config && (config.compatibilityLevel || config.compatibility)) || "?")}</dd>
       <dt>Mode</dt><dd>${esc((mode && mode.mode) || "?")}</dd>
-      <dt>Ready</dt><dd data-ready="${ready.ready ? "true" : "false"}">${ready.ready ? "yes" : "no"}${ready.message ? ` <span class="muted">(${esc(ready.message)})</span>` : ""}</dd>
+      <dt>Ready</dt><dd data-readiness="${ready.ready ? "true" : "false"}">${ready.ready ? "yes" : "no"}${ready.message ? ` <span class="muted">(${esc(ready.message)})</span>` : ""}</dd>
       ${"leader" in ready ? `<dt>Leader</dt><dd data-leader>${esc(ready.leader || "none")}${ready.is_leader ? " (this instance)" : ""}</dd>` : ""}
     </dl></div>
     <div class="card"><h2>Per format</h2>${table(perFormat, "Format")}</div>
