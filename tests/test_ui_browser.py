@@ -304,3 +304,102 @@ def test_overview_on_a_kafka_store_names_the_leader(
         )
     finally:
         server.stop()
+
+
+def field_changes(page: Page) -> dict[str | None, str | None]:
+    return {
+        row.get_attribute("data-field"): row.get_attribute("data-change")
+        for row in page.locator("table.fields tbody tr").all()
+    }
+
+
+PROTO_V1 = """syntax = "proto3";
+package shop;
+
+message Payment {
+  string id = 1;
+  int64 amount = 2;
+  string legacy = 3;
+  message Card { string number = 1; }
+  Card card = 4;
+}
+"""
+PROTO_V2 = """syntax = "proto3";
+package shop;
+
+message Payment {
+  string id = 1;
+  string amount = 2;
+  message Card { string number = 1; int32 expiry = 2; }
+  Card card = 4;
+  repeated string tags = 5;
+}
+"""
+JSON_V1 = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "age": {"type": "integer", "default": 0},
+        "gone": {"type": "string"},
+    },
+}
+JSON_V2 = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "age": {"type": "integer", "default": 18},
+        "email": {"type": "string", "format": "email"},
+    },
+}
+
+
+def test_diff_marks_fields_of_protobuf_and_json_schema(server: LiveServer, page: Page) -> None:
+    for subject, kind, v1, v2 in [
+        ("ui-proto-value", "PROTOBUF", PROTO_V1, PROTO_V2),
+        ("ui-json-value", "JSON", json.dumps(JSON_V1), json.dumps(JSON_V2)),
+    ]:
+        httpx.put(
+            f"{server.url}/config/{subject}", json={"compatibility": "NONE"}, headers=HEADERS
+        ).raise_for_status()
+        register(server.url, subject, v1, schemaType=kind)
+        register(server.url, subject, v2, schemaType=kind)
+    open_view(page, server.url, "#/subject/ui-proto-value/diff/1/2")
+    assert field_changes(page) == {
+        "Payment.id": "same",
+        "Payment.amount": "type",
+        "Payment.legacy": "removed",
+        "Payment.Card.number": "same",
+        "Payment.card": "same",
+        "Payment.Card.expiry": "added",
+        "Payment.tags": "added",
+    }
+    expect(page.locator("[data-verdict]")).to_have_attribute("data-verdict", "compatible")
+    expect(page.locator(".side-by-side .card").nth(1).locator(".ln.m-type")).to_contain_text(
+        "string amount = 2"
+    )
+    open_view(page, server.url, "#/subject/ui-json-value/diff/1/2")
+    assert field_changes(page) == {
+        "id": "same",
+        "age": "default",
+        "gone": "removed",
+        "email": "added",
+    }
+
+
+def test_references_are_links_both_ways(server: LiveServer, page: Page) -> None:
+    money = record([{"name": "units", "type": "long"}], "Money")
+    register(server.url, "ui-money", money)
+    uses = record([{"name": "total", "type": "Money"}], "Bill")
+    register(
+        server.url,
+        "ui-bill-value",
+        uses,
+        references=[{"name": "Money", "subject": "ui-money", "version": 1}],
+    )
+    open_view(page, server.url, "#/subject/ui-money")
+    users = page.locator("[data-referenced-by] a")
+    expect(users).to_have_text(["ui-bill-value v1"])
+    users.first.click()
+    wait_view(page, "#/subject/ui-bill-value/v/1")
+    page.locator(".refs a", has_text="ui-money v1").click()
+    wait_view(page, "#/subject/ui-money/v/1")

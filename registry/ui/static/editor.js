@@ -4,21 +4,17 @@
 
 import { api, maybe, enc } from "./api.js";
 import { esc, pretty, codeBlock } from "./highlight.js";
-import { describeMessage } from "./subject.js";
+import { describeMessage, isContext, reasonList } from "./subject.js";
+import { explain, nameAt } from "./fields.js";
 
 // the 0-based line each reason is about, when it names a JSON path ('/fields/1') or a 'field'
 export function lineOf(message, text) {
   const lines = text.split("\n");
-  const path = message.match(/at path '([^']*)'/) || message.match(/path '([^']*)'/);
-  if (path) {
-    try {
-      let node = JSON.parse(text);
-      for (const part of path[1].split("/").filter(Boolean)) node = node[decodeURIComponent(part.replace(/~1/g, "/").replace(/~0/g, "~"))];
-      if (node && typeof node === "object" && typeof node.name === "string") {
-        const i = lines.findIndex((l) => l.includes(`"name"`) && l.includes(JSON.stringify(node.name)));
-        if (i >= 0) return i;
-      }
-    } catch { /* not JSON, or the path is in the old schema */ }
+  const path = message.match(/path '([^']*)'/);
+  const name = path ? nameAt(path[1], text) : null;
+  if (name) {
+    const i = lines.findIndex((l) => /"name"\s*:/.test(l) && l.includes(JSON.stringify(name)));
+    if (i >= 0) return i;
   }
   for (const m of message.matchAll(/(?:field|Field|property|name) '([A-Za-z_][\w.]*)'/g)) {
     const name = m[1].split(".").pop();
@@ -75,10 +71,11 @@ export async function tryView(el, subject, stale) {
       res = { error: e.message, code: e.code };
     }
     if (mine !== seq) return;
-    const text = req.schemaType === "PROTOBUF" ? req.schema : req.schema;
+    const text = req.schema;
     const marks = new Map(), titles = new Map();
-    const reasons = (res.messages || []).map((m) => {
-      const words = describeMessage(m);
+    const messages = res.messages || [];
+    const reasons = messages.filter((m) => !isContext(m)).map((m) => {
+      const words = explain(describeMessage(m), text);
       const line = lineOf(String(m), text);
       if (line >= 0) { marks.set(line, "m-bad"); titles.set(line, words); }
       return { words, line };
@@ -92,7 +89,12 @@ export async function tryView(el, subject, stale) {
       box.innerHTML = `<b>Compatible</b>: ${esc(subj)} would accept it at its level.`;
     } else {
       box.className = "verdict bad"; box.dataset.verdict = "incompatible";
-      box.innerHTML = `<b>Not compatible</b> at its level:<ul class="reasons">${reasons.map((r) => `<li>${r.line >= 0 ? `<span class="badge">line ${r.line + 1}</span> ` : ""}${esc(r.words)}</li>`).join("")}</ul>`;
+      const lines = new Map(reasons.map((r) => [r.words, r.line]));
+      box.innerHTML = `<b>Not compatible</b> at its level:${reasonList(messages, (m) => {
+        const words = explain(describeMessage(m), text);
+        const line = lines.get(words) ?? -1;
+        return `<li>${line >= 0 ? `<span class="badge">line ${line + 1}</span> ` : ""}${esc(words)}</li>`;
+      })}`;
     }
   };
   let timer = null;

@@ -135,3 +135,24 @@ export function diffFields(a, b) {
   for (const g of b) if (!left.has(g.path)) rows.push({ path: g.path, change: "added", after: g });
   return rows;
 }
+
+// the name of the innermost named object (an Avro field or type) on the JSON pointer `path`
+// into the schema `text`, e.g. '/fields/3/type' -> the fourth field's name
+export function nameAt(path, text) {
+  let node;
+  try { node = JSON.parse(text); } catch { return null; }
+  let name = null;
+  for (const raw of path.split("/").filter(Boolean)) {
+    if (node === null || typeof node !== "object") break;
+    node = node[decodeURIComponent(raw.replace(/~1/g, "/").replace(/~0/g, "~"))];
+    if (node && typeof node === "object" && !Array.isArray(node) && typeof node.name === "string") name = node.name;
+  }
+  return name;
+}
+
+// a verbose reason naming a path, with the field it is about (from the new schema's text)
+export function explain(words, text) {
+  const path = words.match(/path '([^']*)'/);
+  const name = path ? nameAt(path[1], text) : null;
+  return name && !words.includes(`'${name}'`) ? `${words} (field '${name}')` : words;
+}

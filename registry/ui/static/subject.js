@@ -3,7 +3,7 @@
 
 import { api, maybe, pool, enc } from "./api.js";
 import { esc, pretty, codeBlock } from "./highlight.js";
-import { fieldsOf, diffFields } from "./fields.js";
+import { fieldsOf, diffFields, explain } from "./fields.js";
 
 const LABEL = { added: "added", removed: "removed", type: "type changed", default: "default changed" };
 
@@ -101,6 +101,18 @@ async function verdict(subject, a, target) {
   }
 }
 
+// verbose answers end with context lines ({oldSchemaVersion: 2}, {oldSchema: '...'},
+// {validateFields: ..., compatibility: ...}): shown apart from the reasons
+export function isContext(m) {
+  return typeof m === "string" && /^\{(oldSchemaVersion|oldSchema|validateFields|compatibility)\b/.test(m);
+}
+
+export function reasonList(messages, render) {
+  const reasons = messages.filter((m) => !isContext(m));
+  const context = messages.filter(isContext);
+  return `${reasons.length ? `<ul class="reasons">${reasons.map(render).join("")}</ul>` : ""}${context.length ? `<details class="context"><summary>checked against</summary><ul>${context.map((m) => `<li><code>${esc(m)}</code></li>`).join("")}</ul></details>` : ""}`;
+}
+
 export function describeMessage(m) {
   if (typeof m !== "string") return JSON.stringify(m);
   const d = m.match(/description:'((?:[^']|'(?!,))*)'/);
@@ -139,7 +151,7 @@ export async function diffView(el, subject, a, b, stale) {
   </form>
   <div class="verdict ${check.error ? "bad" : ok ? "good" : "bad"}" data-verdict="${check.error ? "error" : ok ? "compatible" : "incompatible"}" role="status">
     ${check.error ? `Could not check: ${esc(check.error)}` : ok ? `v${vb.version} is <b>compatible</b> with v${va.version} at level <b>${esc(level)}</b>` : `v${vb.version} is <b>not compatible</b> with v${va.version} at level <b>${esc(level)}</b>`}
-    ${reasons.length ? `<ul class="reasons">${reasons.map((m) => `<li>${esc(describeMessage(m))}</li>`).join("")}</ul>` : ""}
+    ${reasonList(reasons, (m) => `<li>${esc(explain(describeMessage(m), vb.schema))}</li>`)}
   </div>
   <h2>Fields <span class="muted">${changed.length} changed of ${rows.length}</span></h2>
   <div class="table-wrap"><table class="fields">
