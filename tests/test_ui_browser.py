@@ -403,3 +403,51 @@ def test_references_are_links_both_ways(server: LiveServer, page: Page) -> None:
     wait_view(page, "#/subject/ui-bill-value/v/1")
     page.locator(".refs a", has_text="ui-money v1").click()
     wait_view(page, "#/subject/ui-money/v/1")
+
+
+def subjects_shown(page: Page) -> list[str | None]:
+    return [
+        row.get_attribute("data-subject") for row in page.locator("table.subjects tbody tr").all()
+    ]
+
+
+def test_subjects_filter_by_format_context_and_soft_deleted(server: LiveServer, page: Page) -> None:
+    register(server.url, "uif-avro", record([{"name": "a", "type": "int"}], "FA"))
+    register(
+        server.url,
+        "uif-proto",
+        'syntax = "proto3";\nmessage FP { int32 a = 1; }\n',
+        schemaType="PROTOBUF",
+    )
+    register(server.url, ":.uifctx:uif-ctx", record([{"name": "a", "type": "int"}], "FC"))
+    register(server.url, "uif-gone", record([{"name": "a", "type": "int"}], "FG"))
+    httpx.delete(f"{server.url}/subjects/uif-gone", timeout=20).raise_for_status()
+    open_view(page, server.url, "#/subjects?q=uif")
+    expect(page.locator("table.subjects tbody tr")).to_have_count(3)
+    assert sorted(subjects_shown(page)) == [":.uifctx:uif-ctx", "uif-avro", "uif-proto"]
+    page.select_option("select[name=format]", "PROTOBUF")
+    wait_view(page, "#/subjects?q=uif&format=PROTOBUF")
+    assert subjects_shown(page) == ["uif-proto"]
+    open_view(page, server.url, "#/subjects?q=uif&ctx=.uifctx")
+    assert subjects_shown(page) == [":.uifctx:uif-ctx"]
+    open_view(page, server.url, "#/subjects?q=uif&format=AVRO")
+    assert sorted(subjects_shown(page)) == [":.uifctx:uif-ctx", "uif-avro"]
+    open_view(page, server.url, "#/subjects?q=uif-g")
+    expect(page.locator("#view")).to_contain_text("No subject matches")
+    page.check("input[name=deleted]")
+    wait_view(page, "#/subjects?q=uif-g&deleted=1")
+    assert subjects_shown(page) == ["uif-gone"]
+    expect(page.locator("tr[data-subject=uif-gone] .badge.del")).to_have_text("deleted")
+
+
+def test_config_saved_from_the_ui(server: LiveServer, page: Page) -> None:
+    register(server.url, "uic-value", record([{"name": "a", "type": "int"}], "C"))
+    open_view(page, server.url, "#/config")
+    page.fill("#subject input[name=subject]", "uic-value")
+    page.select_option("#subject select[name=level]", "FULL")
+    page.click("#subject button[type=submit]")
+    expect(page.locator("#subject-saved")).to_have_text("Saved.")
+    got = httpx.get(f"{server.url}/config/uic-value", timeout=20).json()
+    assert got["compatibilityLevel"] == "FULL"
+    open_view(page, server.url, "#/subject/uic-value")
+    expect(page.locator("[data-level]")).to_have_text("FULL")
