@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from registry.api.app import create_app
-from registry.api.ui import STATIC
+from registry.api.ui import STATIC, is_ui_path
 from registry.core import Registry
 from registry.settings import Settings
 from registry.store.factory import open_store
@@ -61,3 +61,20 @@ def test_every_static_file_is_package_data() -> None:
             text = path.read_text()
             assert "http://" not in text.replace("http://www.w3.org", "")
             assert "https://" not in text, path.name
+
+
+@pytest.mark.parametrize(
+    ("path", "public"),
+    [
+        ("/ui", True),
+        ("/ui/", True),
+        ("/ui/app.js", True),
+        ("/ui/../subjects", False),
+        ("/ui/x/../../subjects", False),
+        ("/uix", False),
+        ("/ui/a/b.js", False),
+        ("/subjects", False),
+    ],
+)
+def test_only_the_ui_files_skip_authentication(path: str, public: bool) -> None:
+    assert is_ui_path(path) is public

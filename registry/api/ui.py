@@ -4,6 +4,7 @@ middleware lets these paths through without any (they carry no data)."""
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -24,9 +25,13 @@ MEDIA = {
 router = APIRouter(include_in_schema=False)
 
 
+_FILE = re.compile(r"/ui(/([A-Za-z0-9_-]+\.[a-z]+)?)?")
+
+
 def is_ui_path(path: str) -> bool:
-    """Whether ``path`` names one of the UI's files (served without authentication)."""
-    return path == PREFIX or path.startswith(PREFIX + "/")
+    """Whether ``path`` may name one of the UI's files (served without authentication): /ui,
+    /ui/ or /ui/NAME.EXT, nothing with another segment."""
+    return _FILE.fullmatch(path) is not None
 
 
 @router.get(PREFIX)
