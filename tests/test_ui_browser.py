@@ -18,6 +18,7 @@ from tests.conftest import LiveServer
 from tests.production_helpers import (
     CONTENT_TYPE,
     Server,
+    Signer,
     running,
     settled_leader,
     write_users,
@@ -239,14 +240,22 @@ rules:
 """
 
 
+SIGNER = Signer("ui")
+ISSUER, AUDIENCE = "https://issuer.test", "schema-registry"
+
+
 @pytest.fixture(scope="module")
 def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("ui-auth")
     write_users(tmp / "users", {"admin": "a", "dev": "d"})
     (tmp / "rules.yaml").write_text(RULES)
+    (tmp / "keys.pem").write_bytes(SIGNER.public_pem())
     env = {
         "SCHEMA_REGISTRY_AUTH_USERS_FILE": str(tmp / "users"),
         "SCHEMA_REGISTRY_AUTH_RULES_FILE": str(tmp / "rules.yaml"),
+        "SCHEMA_REGISTRY_AUTH_JWT_KEYS_FILE": str(tmp / "keys.pem"),
+        "SCHEMA_REGISTRY_AUTH_JWT_ISSUER": ISSUER,
+        "SCHEMA_REGISTRY_AUTH_JWT_AUDIENCE": AUDIENCE,
     }
     with running(Server(tmp, env)) as srv:
         for subject in ("orders-value", "secret-value"):
@@ -278,6 +287,24 @@ def test_restricted_user_does_not_see_a_hidden_subject(auth_server: Server, page
     page.fill("#basic input[name=password]", "wrong")
     page.click("#basic button[type=submit]")
     expect(page.locator("#login-result")).to_contain_text("Refused")
+
+
+def test_pasted_bearer_token_sees_what_its_principal_may_read(
+    auth_server: Server, page: Page
+) -> None:
+    token = SIGNER.token({"iss": ISSUER, "aud": AUDIENCE, "sub": "dev"})
+    open_view(page, auth_server.url, "#/login")
+    page.fill("#bearer textarea[name=token]", token)
+    page.click("#bearer button[type=submit]")
+    wait_view(page, "#/")
+    expect(page.locator("#who")).to_have_text("token")
+    assert subjects_shown(page) == ["orders-value"]
+    # a write it may not do is refused by the registry (403), shown in the page
+    open_view(page, auth_server.url, "#/new")
+    page.fill("input[name=subject]", "secret-value")
+    page.click("#register")
+    page.click("#confirm-yes")
+    expect(page.locator("#result")).to_have_attribute("data-refused", "40301")
 
 
 def test_overview_on_a_kafka_store_names_the_leader(
