@@ -1,6 +1,6 @@
 // Look up by id or GUID; global and per-subject config and mode; the registry overview.
 
-import { api, maybe, enc } from "./api.js";
+import { api, maybe, pool, enc } from "./api.js";
 import { esc, pretty, codeBlock } from "./highlight.js";
 import { contextOf } from "./list.js";
 
@@ -47,11 +47,11 @@ function selector(name, values, current) {
 
 export async function configView(el, stale) {
   const [config, mode, subjects] = await Promise.all([maybe("config"), maybe("mode"), api("subjects")]);
-  const overrides = [];
-  for (const s of subjects.slice(0, 200)) {
+  const found = await pool(subjects.slice(0, 200), 6, async (s) => {
     const [c, m] = await Promise.all([maybe(`config/${enc(s)}`), maybe(`mode/${enc(s)}`)]);
-    if (c || m) overrides.push({ s, c, m });
-  }
+    return { s, c, m };
+  });
+  const overrides = found.filter(({ c, m }) => c || m);
   if (stale()) return;
   const level = config && (config.compatibilityLevel || config.compatibility);
   el.innerHTML = `<h1>Config and mode</h1>

@@ -98,10 +98,23 @@ export async function route() {
     }
   }
   if (stale()) return;
+  // what was typed in the search box while this view loaded is kept, not lost
+  const active = document.activeElement;
+  const typed = active instanceof HTMLInputElement && active.type === "search" && view.contains(active) &&
+    active.value !== active.defaultValue ? active.value : null;
   view.replaceChildren(el);
   view.dataset.ready = location.hash || "#/";
   const focus = el.querySelector("[autofocus]");
-  if (focus) focus.focus();
+  if (focus) {
+    focus.focus();
+    if (focus instanceof HTMLInputElement && focus.type === "search") {
+      if (typed !== null && typed !== focus.value) {
+        focus.value = typed;
+        focus.dispatchEvent(new Event("input"));
+      }
+      focus.setSelectionRange(focus.value.length, focus.value.length);
+    }
+  }
 }
 
 // keyboard: "/" search, j/k move in lists, Enter opens, [ ] versions, g+letter views, Esc closes
