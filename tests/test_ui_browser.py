@@ -14,6 +14,11 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from registry import reads
+from registry.core import Registry
+from registry.identity import guid_of
+from registry.settings import Settings
+from registry.store.factory import open_store
 from tests.conftest import LiveServer
 from tests.production_helpers import (
     CONTENT_TYPE,
@@ -478,3 +483,23 @@ def test_config_saved_from_the_ui(server: LiveServer, page: Page) -> None:
     assert got["compatibilityLevel"] == "FULL"
     open_view(page, server.url, "#/subject/uic-value")
     expect(page.locator("[data-level]")).to_have_text("FULL")
+
+
+def test_lookup_by_guid(server: LiveServer, page: Page) -> None:
+    schema_id = register(server.url, "ui-guid-value", record([{"name": "g", "type": "int"}], "G"))
+    # the API gives a schema's GUID only to a lookup by GUID: read it from the store
+    settings = Settings(store=server.store)
+    reg = Registry(open_store(settings.store), settings)
+    reg.start()
+    try:
+        guid = guid_of(reads.get_version(reg, "ui-guid-value", 1).digest)
+    finally:
+        reg.stop()
+    open_view(page, server.url, "#/lookup")
+    page.fill("input[name=key]", guid)
+    page.keyboard.press("Enter")
+    wait_view(page, f"#/lookup?guid={guid}")
+    found = page.locator("[data-found]")
+    expect(found).to_contain_text(f"Ids: {schema_id}")
+    expect(found.locator(".refs")).to_contain_text("ui-guid-value v1")
+    expect(found.locator(".code")).to_contain_text('"name": "g"')
