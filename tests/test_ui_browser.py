@@ -503,3 +503,29 @@ def test_lookup_by_guid(server: LiveServer, page: Page) -> None:
     expect(found).to_contain_text(f"Ids: {schema_id}")
     expect(found.locator(".refs")).to_contain_text("ui-guid-value v1")
     expect(found.locator(".code")).to_contain_text('"name": "g"')
+
+
+def test_readable_on_a_phone(server: LiveServer, browser: Browser) -> None:
+    httpx.put(
+        f"{server.url}/config/ui-phone-value", json={"compatibility": "NONE"}, headers=HEADERS
+    ).raise_for_status()
+    register(server.url, "ui-phone-value", V1)
+    register(server.url, "ui-phone-value", V2)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        page = context.new_page()
+        for hash_ in ["#/", "#/subject/ui-phone-value", "#/subject/ui-phone-value/diff/1/2"]:
+            open_view(page, server.url, hash_)
+            # nothing wider than the screen: the two sides of the diff stack up
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, (hash_, width)
+        sides = page.locator(".side-by-side .card")
+        first, second = sides.nth(0).bounding_box(), sides.nth(1).bounding_box()
+        assert first is not None and second is not None
+        assert second["y"] > first["y"] + first["height"] - 1
+        # and the keys reach every view: g then o opens the overview
+        page.keyboard.press("g")
+        page.keyboard.press("o")
+        wait_view(page, "#/overview")
+    finally:
+        context.close()
