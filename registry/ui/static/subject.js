@@ -26,7 +26,11 @@ export async function subjectView(el, subject, version, query, stale) {
     return;
   }
   const number = version ? parseInt(version, 10) : live.size ? Math.max(...live) : Math.max(...all);
-  const details = await pool(all, 6, (v) => maybe(`subjects/${enc(subject)}/versions/${v}`, { query: { deleted: "true" } }));
+  // the timeline shows ids for the 40 versions around the one shown (a subject may have many)
+  const at = Math.max(0, all.indexOf(number));
+  const near = all.slice(Math.max(0, at - 20), at + 20);
+  if (!near.includes(number)) near.push(number);
+  const details = await pool(near, 6, (v) => maybe(`subjects/${enc(subject)}/versions/${v}`, { query: { deleted: "true" } }));
   const byVersion = new Map(details.filter(Boolean).map((d) => [d.version, d]));
   const sv = byVersion.get(number);
   if (!sv) {
@@ -57,7 +61,7 @@ export async function subjectView(el, subject, version, query, stale) {
     const d = byVersion.get(v);
     return `<li class="${v === number ? "current" : ""}${live.has(v) ? "" : " deleted"}">
       <a data-row href="#/subject/${enc(subject)}/v/${v}"${v === number ? ' aria-current="page"' : ""}>v${v}</a>
-      <span class="muted">id ${d ? d.id : "?"}</span>${live.has(v) ? "" : ' <span class="badge del">deleted</span>'}</li>`;
+      ${d ? `<span class="muted">id ${d.id}</span>` : ""}${live.has(v) ? "" : ' <span class="badge del">deleted</span>'}</li>`;
   }).join("")}</ol>
   <div class="version-nav">
     ${prev !== null ? `<a data-prev href="#/subject/${enc(subject)}/v/${prev}">← v${prev}</a>` : ""}
