@@ -87,6 +87,8 @@ class Settings:
     auth_jwt_leeway: float = 30.0
     #: per-subject rules (YAML, see registry/auth/rules.py); everything allowed when empty
     auth_rules_file: str = ""
+    #: serve the web UI at /ui (static files; it uses the REST API with the user's credentials)
+    ui: bool = True
     #: paths served without authentication (``/live`` and ``/metrics`` always are)
     auth_public_paths: str = "/ready"
     #: failed HTTP Basic attempts per (user, client address) within ``auth_failure_window``

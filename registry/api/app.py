@@ -28,6 +28,7 @@ from registry.api import (
     server,
     subjects,
     tags,
+    ui,
 )
 from registry.api.alias_paths import rewrite_aliases
 from registry.api.paths import rewrite_paths
@@ -80,6 +81,8 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     app.include_router(dek_registry.router)
     for module in (associations, tags):  # Confluent 8.x additions
         app.include_router(module.router)
+    if registry.settings.ui:
+        app.include_router(ui.router)
 
     @app.exception_handler(errors.RegistryError)
     async def registry_error(request: Request, exc: errors.RegistryError) -> Response:

@@ -45,6 +45,7 @@ from registry.api.alias_paths import rewrite_aliases
 from registry.api.deps import ENCODED_SLASH, subject_param
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, negotiate
+from registry.api.ui import is_ui_path
 from registry.auth import passwords, visibility
 from registry.auth.rules import ALL, Grants, Identity, Permission, Rules, parse_rules
 from registry.auth.throttle import Throttle, hash_gate
@@ -320,7 +321,8 @@ class AuthMiddleware:
         self.hidden_guid = str(uuid.uuid4())
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"] in self.public:
+        if scope["type"] != "http" or scope["path"] in self.public or is_ui_path(scope["path"]):
+            # the web UI's static files carry no data (its API calls are authenticated)
             await self.app(scope, receive, send)
             return
         headers = scope["headers"]
