@@ -206,6 +206,11 @@ def test_deep_link_opens_the_version_and_keys_move_between_versions(
     )
     open_view(page, server.url, "#/subject/ui-link-value/v/1")
     expect(page.locator("[data-id]")).to_have_text(str(first))
+    guid = httpx.get(
+        f"{server.url}/subjects/ui-link-value/versions/1",
+        headers={"Confluent-Accept-Unknown-Properties": "true"},
+    ).json()["guid"]
+    expect(page.locator("[data-guid]")).to_have_text(guid)
     expect(page.locator(".timeline [aria-current=page]")).to_have_text("v1")
     page.keyboard.press("]")
     wait_view(page, "#/subject/ui-link-value/v/2")

@@ -46,7 +46,8 @@ def rewrite_paths(scope: Scope) -> None:
             unquote(p.replace("%2F", ENCODED_SLASH).replace("%2f", ENCODED_SLASH)) for p in parts
         )
     path: str = scope["path"]
-    if len(path) > 1 and path.endswith("/"):
+    # /ui/ is the web UI's index, against which its relative asset and API URLs resolve
+    if len(path) > 1 and path.endswith("/") and path != "/ui/":
         path = path[:-1]
         scope["path"] = path
         if raw_text.endswith("/"):

@@ -40,7 +40,8 @@ export async function api(path, { method = "GET", body, query } = {}) {
     const s = q.toString();
     if (s) url += (url.includes("?") ? "&" : "?") + s;
   }
-  const headers = { Accept: CT };
+  // as Confluent's clients: with this header the registry adds the 8.0 fields (guid, ts)
+  const headers = { Accept: CT, "Confluent-Accept-Unknown-Properties": "true" };
   const auth = authorization();
   if (auth) headers.Authorization = auth;
   if (body !== undefined) headers["Content-Type"] = CT;
