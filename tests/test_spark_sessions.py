@@ -3,7 +3,7 @@
 This process's ``spark`` fixture is a classic session with the connector jars. A second classic
 session cannot share its JVM, and a Spark Connect client switches the whole Python process to
 Connect, so the other kinds (tests/fixtures/spark.py ``SPARK_SESSION_KIND``) run in child
-pytest processes:
+pytest processes, started together:
 
 * ``plain``: a new user's ``SparkSession`` (no ``--packages``): the Avro and JSON decode matrix,
   ``engine: "auto"`` choosing the Python engine for Avro and ``from_json`` for JSON.
@@ -20,7 +20,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,24 +33,39 @@ AVRO_MATRIX = "tests/test_spark_avro_types.py"  # its oracle is Spark's from_avr
 JSON_MATRIX = "tests/test_spark_json.py::test_every_rule_decodes_to_exact_rows"
 
 
-def _run(kind: str, paths: list[str]) -> None:
-    env = {**os.environ, "SPARK_SESSION_KIND": kind}
-    args = [sys.executable, "-m", "pytest", *paths, "-q", "-x", "-p", "no:cacheprovider"]
-    result = subprocess.run(
-        args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200, check=False
-    )
-    tail = (result.stdout + result.stderr)[-6000:]
-    assert result.returncode == 0, f"SPARK_SESSION_KIND={kind} pytest failed:\n{tail}"
-    assert " passed" in result.stdout and " failed" not in result.stdout, tail
+RUNS = {
+    "plain": [ANY, JSON_MATRIX],
+    "connect": [ANY, AVRO_MATRIX],
+    "connect-plain": [ANY],
+}
 
 
-@pytest.mark.parametrize(
-    ("kind", "paths"),
-    [
-        ("plain", [ANY, JSON_MATRIX]),
-        ("connect", [ANY, AVRO_MATRIX]),
-        ("connect-plain", [ANY]),
-    ],
-)
-def test_spark_suite_in_session(kind: str, paths: list[str]) -> None:
-    _run(kind, paths)
+@pytest.fixture(scope="module")
+def children(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[Any, Path]]]:
+    """The child pytest runs, started together (each mostly waits on its own JVM starting)."""
+    out = tmp_path_factory.mktemp("spark-sessions")
+    procs: dict[str, tuple[Any, Path]] = {}
+    for kind, paths in RUNS.items():
+        env = {**os.environ, "SPARK_SESSION_KIND": kind}
+        args = [sys.executable, "-m", "pytest", *paths, "-q", "-x", "-p", "no:cacheprovider"]
+        log = out / f"{kind}.log"
+        with open(log, "wb") as sink:
+            proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        procs[kind] = (proc, log)
+    try:
+        yield procs
+    finally:
+        for proc, _ in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.mark.parametrize("kind", list(RUNS))
+def test_spark_suite_in_session(children: dict[str, tuple[Any, Path]], kind: str) -> None:
+    proc, log = children[kind]
+    code = proc.wait(timeout=1200)
+    text = log.read_text(errors="replace")
+    tail = text[-6000:]
+    assert code == 0, f"SPARK_SESSION_KIND={kind} pytest {' '.join(RUNS[kind])} failed:\n{tail}"
+    assert " passed" in text and " failed" not in text, tail
