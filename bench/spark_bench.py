@@ -135,11 +135,14 @@ def make_input(spark, path: str, rows: int, schema_id: int, url: str) -> None:  
         ),
     )
     prefix = b"\x00" + schema_id.to_bytes(4, "big")
+    records = spark.range(rows).select(record.alias("r"))
     if native_avro_available(spark):
-        framed = F.concat(F.lit(prefix), to_avro(record, json.dumps(SCHEMA)))
+        framed = F.concat(F.lit(prefix), to_avro(F.col("r"), json.dumps(SCHEMA)))
     else:
-        framed = to_confluent_avro(record, url, subject="orders-value", schema=SCHEMA)
-    df = spark.range(rows).select(framed)
+        framed = to_confluent_avro(
+            "r", url, subject="orders-value", schema=SCHEMA, dataframe=records
+        )
+    df = records.select(framed)
     df.toDF("value").repartition(8).write.mode("overwrite").parquet(path)
 
 
