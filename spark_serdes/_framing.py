@@ -54,7 +54,8 @@ def framing_options(opts: dict[str, Any], col: Column | str) -> Framing:
     if source not in _SOURCES:
         raise ValueError(f"options schemaIdSource must be one of {_SOURCES}, not {source!r}")
     headers_column = str(opts.pop("headersColumn", "headers"))
-    default = wire.KEY_SCHEMA_ID_HEADER if col == "key" else wire.VALUE_SCHEMA_ID_HEADER
+    is_key = isinstance(col, str) and col == "key"
+    default = wire.KEY_SCHEMA_ID_HEADER if is_key else wire.VALUE_SCHEMA_ID_HEADER
     header = str(opts.pop("schemaIdHeader", default))
     return Framing(source, headers_column, header)
 
