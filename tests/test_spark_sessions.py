@@ -8,7 +8,8 @@ pytest processes, started together:
 * ``plain``: a new user's ``SparkSession`` (no ``--packages``): the Avro and JSON decode matrix,
   ``engine: "auto"`` choosing the Python engine for Avro and ``from_json`` for JSON.
 * ``connect`` / ``connect-plain``: a local Spark Connect server with and without the jars: every
-  decoder and encoder, the native engines where the server has spark-avro.
+  decoder and encoder, the native engines where the server has spark-avro; with the jars also
+  the all-types Avro matrix and the GUID / header framing tests.
 
 The all-types Avro matrix (tests/test_spark_avro_types.py) compares with Spark's own
 ``from_avro``, so it runs where spark-avro is loaded: here and on the Connect server with the
@@ -31,11 +32,12 @@ ROOT = Path(__file__).resolve().parents[1]
 ANY = "tests/test_spark_any_session.py"
 AVRO_MATRIX = "tests/test_spark_avro_types.py"  # its oracle is Spark's from_avro: needs the jars
 JSON_MATRIX = "tests/test_spark_json.py::test_every_rule_decodes_to_exact_rows"
+FRAMING = "tests/test_spark_framing.py"  # GUID and header frames, through Connect too
 
 
 RUNS = {
     "plain": [ANY, JSON_MATRIX],
-    "connect": [ANY, AVRO_MATRIX],
+    "connect": [ANY, AVRO_MATRIX, FRAMING],
     "connect-plain": [ANY],
 }
 
