@@ -20,6 +20,9 @@ router = APIRouter(tags=["Associations (v1)"])
 
 _S, _B = {"type": "string"}, {"type": "boolean"}
 _LIFECYCLE = {"type": "string", "enum": ["STRONG", "WEAK"]}
+# Shared by the request and the response: the resource, and each association's own fields.
+_RESOURCE = {"resourceName": _S, "resourceNamespace": _S, "resourceId": _S, "resourceType": _S}
+_INFO = {"subject": _S, "associationType": _S, "lifecycle": _LIFECYCLE, "frozen": _B}
 docs.COMPONENTS.update(
     {
         "Association": {
@@ -41,19 +44,13 @@ docs.COMPONENTS.update(
         "AssociationCreateOrUpdateRequest": {
             "type": "object",
             "properties": {
-                "resourceName": _S,
-                "resourceNamespace": _S,
-                "resourceId": _S,
-                "resourceType": _S,
+                **_RESOURCE,
                 "associations": {
                     "type": "array",
                     "items": {
                         "type": "object",
                         "properties": {
-                            "subject": _S,
-                            "associationType": _S,
-                            "lifecycle": _LIFECYCLE,
-                            "frozen": _B,
+                            **_INFO,
                             "schema": docs.ref("RegisterSchemaRequest"),
                             "normalize": _B,
                         },
@@ -64,19 +61,13 @@ docs.COMPONENTS.update(
         "AssociationResponse": {
             "type": "object",
             "properties": {
-                "resourceName": _S,
-                "resourceNamespace": _S,
-                "resourceId": _S,
-                "resourceType": _S,
+                **_RESOURCE,
                 "associations": {
                     "type": "array",
                     "items": {
                         "type": "object",
                         "properties": {
-                            "subject": _S,
-                            "associationType": _S,
-                            "lifecycle": _LIFECYCLE,
-                            "frozen": _B,
+                            **_INFO,
                             "schema": docs.ref("Schema"),
                         },
                     },
