@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
 
+from registry.formats.protobuf.option_text import unquoted
+
 #: the generated file declaring custom options nothing imports
 OPTIONS_FILE = "__registry_unresolved_options__.proto"
 META_FILE = "confluent/meta.proto"
@@ -168,23 +170,9 @@ def _expand_list(text: str, offset: int) -> str | None:
 
 
 def _closing(text: str, start: int) -> int | None:
-    depth, i, quote = 0, start, ""
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
+    for i, ch, depth in unquoted(text, start):
+        if ch in "]}" and depth == 0:
+            return i
     return None
 
 
