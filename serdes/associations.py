@@ -46,6 +46,15 @@ def _resource_args(src: dict[str, Any]) -> dict[str, Any]:
     return {attr: src.get(key) for attr, key in _RESOURCE_FIELDS}
 
 
+def _resource_doc(doc: Any) -> dict[str, Any]:
+    """A request's or response's JSON: the resource's fields, then its associations."""
+    out: dict[str, Any] = {}
+    _put_resource(out, doc)
+    if doc.associations is not None:
+        out["associations"] = [a.to_dict() for a in doc.associations]
+    return out
+
+
 def _put_info(out: dict[str, Any], doc: Any) -> None:
     """An association's own fields (subject, type, lifecycle), as both info documents write them."""
     _put(out, "subject", doc.subject)
@@ -155,11 +164,7 @@ class AssociationCreateOrUpdateRequest:
     associations: list[AssociationCreateOrUpdateInfo] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        _put_resource(out, self)
-        if self.associations is not None:
-            out["associations"] = [a.to_dict() for a in self.associations]
-        return out
+        return _resource_doc(self)
 
     @classmethod
     def from_dict(cls, src: dict[str, Any]) -> AssociationCreateOrUpdateRequest:
@@ -183,11 +188,7 @@ class AssociationResponse:
     associations: list[AssociationInfo] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        _put_resource(out, self)
-        if self.associations is not None:
-            out["associations"] = [a.to_dict() for a in self.associations]
-        return out
+        return _resource_doc(self)
 
     @classmethod
     def from_dict(cls, src: dict[str, Any]) -> AssociationResponse:
