@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import io
 import json
 import os
 import platform
@@ -35,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from confluent_kafka.serialization import MessageField, SerializationContext  # noqa: E402
 
+from bench._raw_avro import raw_avro  # noqa: E402
 from bench._server import registry_url  # noqa: E402
 from bench.encryption_rows import bench_encryption  # noqa: E402
 
@@ -148,14 +148,7 @@ def bench_avro(url: str, n: int, rounds: int) -> list[tuple[str, str, float, flo
     theirs_client, ours_client = CClient({"url": url}), SchemaRegistryClient({"url": url})
     c_ser, o_ser = CSer(theirs_client, schema_str), AvroSerializer(ours_client, schema_str)
     c_de, o_de = CDe(theirs_client), AvroDeserializer(ours_client)
-
-    def raw_ser(rec: Any, _ctx: Any = None) -> bytes:
-        out = io.BytesIO()
-        fastavro.schemaless_writer(out, parsed, rec)
-        return out.getvalue()
-
-    def raw_de(body: bytes, _ctx: Any = None) -> Any:
-        return fastavro.schemaless_reader(io.BytesIO(body), parsed, None)
+    raw_ser, raw_de = raw_avro(parsed)
 
     framed = [o_ser(r, ctx) for r in records]
     for rec, ours in zip(records[:2000], framed[:2000], strict=True):
