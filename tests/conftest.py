@@ -106,10 +106,11 @@ class LiveServer:
         return self.log_path.read_text()
 
 
-def sqlite_live_server(tmp: Path) -> Iterator[LiveServer]:
-    """A running server on a SQLite store in ``tmp``, stopped (if still up) when the generator
-    is closed: the body of every fixture that gives one (``yield from sqlite_live_server(...)``)."""
-    server = LiveServer(f"sqlite:///{tmp / 'live.db'}", tmp)
+def sqlite_live_server(tmp: Path, env: dict[str, str] | None = None) -> Iterator[LiveServer]:
+    """A running server on a SQLite store in ``tmp`` (``env`` added to its environment),
+    stopped (if still up) when the generator is closed: the body of every fixture that gives
+    one (``yield from sqlite_live_server(...)``)."""
+    server = LiveServer(f"sqlite:///{tmp / 'live.db'}", tmp, env)
     server.start()
     try:
         yield server
