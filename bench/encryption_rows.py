@@ -5,12 +5,13 @@ encryption. Each library reads what the other wrote before timing."""
 
 from __future__ import annotations
 
-import io
 import json
 import uuid
 from typing import Any
 
 from confluent_kafka.serialization import MessageField, SerializationContext
+
+from bench._raw_avro import raw_avro
 
 SECRET = "bench-local-kms-secret"
 SCHEMA = {
@@ -89,14 +90,7 @@ def bench_encryption(
     o_de = AvroDeserializer(ours_client, rule_conf=rule_conf, rule_registry=o_rules)
     parsed = fastavro.parse_schema(SCHEMA)
     ctx = SerializationContext(topic, MessageField.VALUE)
-
-    def raw_ser(rec: Any, _ctx: Any = None) -> bytes:
-        out = io.BytesIO()
-        fastavro.schemaless_writer(out, parsed, rec)
-        return out.getvalue()
-
-    def raw_de(body: bytes, _ctx: Any = None) -> Any:
-        return fastavro.schemaless_reader(io.BytesIO(body), parsed, None)
+    raw_ser, raw_de = raw_avro(parsed)
 
     # confluent-kafka's transform rewrites the dict it is given: every path gets its own copies
     records = [record(i) for i in range(n)]

@@ -17,9 +17,7 @@ import datetime as dt
 import json
 import os
 import platform
-import signal
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from confluent_kafka.serialization import MessageField, SerializationContext  # noqa: E402
 
 from bench import serdes_bench as sb  # noqa: E402
-from bench._server import start_server  # noqa: E402
+from bench._server import registry_url  # noqa: E402
 
 
 async def rate(fn: Callable[[Any, Any], Any], items: list[Any], ctx: Any, aw: bool) -> float:
@@ -120,19 +118,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--formats", default="avro,protobuf,json")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = None
-        url = args.url
-        if url is None:
-            proc, url = start_server(Path(tmp))
-        try:
-            rows: list[str] = []
-            for fmt in args.formats.split(","):
-                rows.extend(asyncio.run(bench(fmt, url, args.records, args.rounds)))
-        finally:
-            if proc is not None:
-                proc.send_signal(signal.SIGTERM)
-                proc.wait(timeout=20)
+    with registry_url(args.url) as url:
+        rows: list[str] = []
+        for fmt in args.formats.split(","):
+            rows.extend(asyncio.run(bench(fmt, url, args.records, args.rounds)))
     print(
         f"{args.records:,} records, best of {args.rounds} rounds, one task; "
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, "

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import io
 import json
 import os
 import platform
-import signal
 import subprocess
 import sys
 import tempfile
@@ -36,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 from confluent_kafka.serialization import MessageField, SerializationContext  # noqa: E402
 
-from bench._server import start_server  # noqa: E402
+from bench._raw_avro import raw_avro  # noqa: E402
+from bench._server import registry_url  # noqa: E402
 from bench.encryption_rows import bench_encryption  # noqa: E402
 
 # -- the registry ------------------------------------------------------------------------------
@@ -149,14 +148,7 @@ def bench_avro(url: str, n: int, rounds: int) -> list[tuple[str, str, float, flo
     theirs_client, ours_client = CClient({"url": url}), SchemaRegistryClient({"url": url})
     c_ser, o_ser = CSer(theirs_client, schema_str), AvroSerializer(ours_client, schema_str)
     c_de, o_de = CDe(theirs_client), AvroDeserializer(ours_client)
-
-    def raw_ser(rec: Any, _ctx: Any = None) -> bytes:
-        out = io.BytesIO()
-        fastavro.schemaless_writer(out, parsed, rec)
-        return out.getvalue()
-
-    def raw_de(body: bytes, _ctx: Any = None) -> Any:
-        return fastavro.schemaless_reader(io.BytesIO(body), parsed, None)
+    raw_ser, raw_de = raw_avro(parsed)
 
     framed = [o_ser(r, ctx) for r in records]
     for rec, ours in zip(records[:2000], framed[:2000], strict=True):
@@ -565,26 +557,17 @@ def main() -> None:
     parser.add_argument("--formats", default="avro,protobuf,json,rules,encryption")
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = None
-        url = args.url
-        if url is None:
-            proc, url = start_server(Path(tmp))
-        try:
-            rows: list[tuple[str, str, float, float, float]] = []
-            rule_rows: list[tuple[str, str, float, float, float]] = []
-            formats = args.formats.split(",")
-            benches = {"avro": bench_avro, "protobuf": bench_protobuf, "json": bench_json}
-            benches["encryption"] = lambda u, n, r: bench_encryption(u, n, r, best)
-            for name in formats:
-                if name in benches:
-                    rows.extend(benches[name](url, args.records, args.rounds))
-            if "rules" in formats:
-                rule_rows = bench_rules(url, args.records, args.rounds)
-        finally:
-            if proc is not None:
-                proc.send_signal(signal.SIGTERM)
-                proc.wait(timeout=20)
+    with registry_url(args.url) as url:
+        rows: list[tuple[str, str, float, float, float]] = []
+        rule_rows: list[tuple[str, str, float, float, float]] = []
+        formats = args.formats.split(",")
+        benches = {"avro": bench_avro, "protobuf": bench_protobuf, "json": bench_json}
+        benches["encryption"] = lambda u, n, r: bench_encryption(u, n, r, best)
+        for name in formats:
+            if name in benches:
+                rows.extend(benches[name](url, args.records, args.rounds))
+        if "rules" in formats:
+            rule_rows = bench_rules(url, args.records, args.rounds)
     print(
         f"{args.records:,} records, best of {args.rounds} rounds, one thread; "
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, "

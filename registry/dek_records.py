@@ -44,12 +44,7 @@ class Kek:
     def value(self) -> dict[str, Any]:
         """The record value (Jackson's field order, nulls left out)."""
         out: dict[str, Any] = {
-            "name": self.name,
-            "kmsType": self.kms_type,
-            "kmsKeyId": self.kms_key_id,
-            "kmsProps": dict(sorted(self.kms_props.items())),
-            "doc": self.doc,
-            "shared": self.shared,
+            **self._described(),
             "deleted": self.deleted,
             "type": records.KEK,
             "ts": _now_ms(),
@@ -59,12 +54,7 @@ class Kek:
     def entity(self) -> dict[str, Any]:
         """The REST ``Kek`` entity."""
         out: dict[str, Any] = {
-            "name": self.name,
-            "kmsType": self.kms_type,
-            "kmsKeyId": self.kms_key_id,
-            "kmsProps": dict(sorted(self.kms_props.items())),
-            "doc": self.doc,
-            "shared": self.shared,
+            **self._described(),
             "ts": self.ts,
         }
         if self.deleted:
@@ -73,21 +63,19 @@ class Kek:
 
     def equivalent(self, other: Kek) -> bool:
         """Same key, whatever its deleted flag and timestamp."""
-        return (
-            self.name,
-            self.kms_type,
-            self.kms_key_id,
-            self.kms_props,
-            self.doc,
-            self.shared,
-        ) == (
-            other.name,
-            other.kms_type,
-            other.kms_key_id,
-            other.kms_props,
-            other.doc,
-            other.shared,
-        )
+        return self._described() == other._described()
+
+    def _described(self) -> dict[str, Any]:
+        """What the key is (name, KMS, props, doc, shared), in Jackson's field order: the
+        start of both the record value and the REST entity, and what ``equivalent`` compares."""
+        return {
+            "name": self.name,
+            "kmsType": self.kms_type,
+            "kmsKeyId": self.kms_key_id,
+            "kmsProps": dict(sorted(self.kms_props.items())),
+            "doc": self.doc,
+            "shared": self.shared,
+        }
 
 
 @dataclass(frozen=True, slots=True)

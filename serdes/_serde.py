@@ -21,6 +21,7 @@ __all__ = [
     "DESERIALIZER_KEYS",
     "SERIALIZER_KEYS",
     "SerdeConf",
+    "call_dict_hook",
     "check_no_rules",
     "fetch_writer_schema",
     "register_or_lookup",
@@ -150,6 +151,14 @@ class SerdeConf:
         if self.use_latest_version:
             return client.get_latest_version(subject)
         return None
+
+
+def call_dict_hook(hook: Callable[[Any, Any], Any], value: Any, ctx: Any) -> Any:
+    """A serde's ``to_dict`` / ``from_dict`` callable applied to ``value`` (as confluent-kafka,
+    it needs a SerializationContext)."""
+    if ctx is None:
+        raise TypeError("SerializationContext cannot be None")
+    return hook(value, ctx)
 
 
 def register_or_lookup(

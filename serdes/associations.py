@@ -28,6 +28,50 @@ def _put(out: dict[str, Any], key: str, value: Any) -> None:
         out[key] = value
 
 
+# The resource's four fields: (attribute, JSON name), shared by every document that names one.
+_RESOURCE_FIELDS = (
+    ("resource_name", "resourceName"),
+    ("resource_namespace", "resourceNamespace"),
+    ("resource_id", "resourceId"),
+    ("resource_type", "resourceType"),
+)
+
+
+def _put_resource(out: dict[str, Any], doc: Any) -> None:
+    for attr, key in _RESOURCE_FIELDS:
+        _put(out, key, getattr(doc, attr))
+
+
+def _resource_args(src: dict[str, Any]) -> dict[str, Any]:
+    return {attr: src.get(key) for attr, key in _RESOURCE_FIELDS}
+
+
+def _resource_doc(doc: Any) -> dict[str, Any]:
+    """A request's or response's JSON: the resource's fields, then its associations."""
+    out: dict[str, Any] = {}
+    _put_resource(out, doc)
+    if doc.associations is not None:
+        out["associations"] = [a.to_dict() for a in doc.associations]
+    return out
+
+
+def _put_info(out: dict[str, Any], doc: Any) -> None:
+    """An association's own fields (subject, type, lifecycle), as both info documents write them."""
+    _put(out, "subject", doc.subject)
+    _put(out, "associationType", doc.association_type)
+    _put(out, "lifecycle", doc.lifecycle)
+
+
+def _info_args(src: dict[str, Any]) -> dict[str, Any]:
+    schema = src.get("schema")
+    return {
+        "subject": src.get("subject"),
+        "association_type": src.get("associationType"),
+        "lifecycle": src.get("lifecycle"),
+        "schema": Schema.from_dict(schema) if schema else None,
+    }
+
+
 @dataclass(frozen=True)
 class Association:
     """A subject associated with a resource (a topic), as ``/associations`` answers."""
@@ -45,10 +89,7 @@ class Association:
         out: dict[str, Any] = {}
         _put(out, "subject", self.subject)
         _put(out, "guid", self.guid)
-        _put(out, "resourceName", self.resource_name)
-        _put(out, "resourceNamespace", self.resource_namespace)
-        _put(out, "resourceId", self.resource_id)
-        _put(out, "resourceType", self.resource_type)
+        _put_resource(out, self)
         _put(out, "associationType", self.association_type)
         out["frozen"] = self.frozen
         return out
@@ -58,10 +99,7 @@ class Association:
         return cls(
             subject=src.get("subject"),
             guid=src.get("guid"),
-            resource_name=src.get("resourceName"),
-            resource_namespace=src.get("resourceNamespace"),
-            resource_id=src.get("resourceId"),
-            resource_type=src.get("resourceType"),
+            **_resource_args(src),
             association_type=src.get("associationType"),
             frozen=bool(src.get("frozen", False)),
         )
@@ -79,9 +117,7 @@ class AssociationInfo:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        _put(out, "subject", self.subject)
-        _put(out, "associationType", self.association_type)
-        _put(out, "lifecycle", self.lifecycle)
+        _put_info(out, self)
         out["frozen"] = self.frozen
         if self.schema is not None:
             out["schema"] = self.schema.to_dict()
@@ -89,14 +125,7 @@ class AssociationInfo:
 
     @classmethod
     def from_dict(cls, src: dict[str, Any]) -> AssociationInfo:
-        schema = src.get("schema")
-        return cls(
-            subject=src.get("subject"),
-            association_type=src.get("associationType"),
-            lifecycle=src.get("lifecycle"),
-            frozen=bool(src.get("frozen", False)),
-            schema=Schema.from_dict(schema) if schema else None,
-        )
+        return cls(**_info_args(src), frozen=bool(src.get("frozen", False)))
 
 
 @dataclass
@@ -112,9 +141,7 @@ class AssociationCreateOrUpdateInfo:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        _put(out, "subject", self.subject)
-        _put(out, "associationType", self.association_type)
-        _put(out, "lifecycle", self.lifecycle)
+        _put_info(out, self)
         _put(out, "frozen", self.frozen)
         if self.schema is not None:
             out["schema"] = self.schema.to_dict()
@@ -123,15 +150,7 @@ class AssociationCreateOrUpdateInfo:
 
     @classmethod
     def from_dict(cls, src: dict[str, Any]) -> AssociationCreateOrUpdateInfo:
-        schema = src.get("schema")
-        return cls(
-            subject=src.get("subject"),
-            association_type=src.get("associationType"),
-            lifecycle=src.get("lifecycle"),
-            frozen=src.get("frozen"),
-            schema=Schema.from_dict(schema) if schema else None,
-            normalize=src.get("normalize"),
-        )
+        return cls(**_info_args(src), frozen=src.get("frozen"), normalize=src.get("normalize"))
 
 
 @dataclass
@@ -145,23 +164,13 @@ class AssociationCreateOrUpdateRequest:
     associations: list[AssociationCreateOrUpdateInfo] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        _put(out, "resourceName", self.resource_name)
-        _put(out, "resourceNamespace", self.resource_namespace)
-        _put(out, "resourceId", self.resource_id)
-        _put(out, "resourceType", self.resource_type)
-        if self.associations is not None:
-            out["associations"] = [a.to_dict() for a in self.associations]
-        return out
+        return _resource_doc(self)
 
     @classmethod
     def from_dict(cls, src: dict[str, Any]) -> AssociationCreateOrUpdateRequest:
         found = src.get("associations")
         return cls(
-            resource_name=src.get("resourceName"),
-            resource_namespace=src.get("resourceNamespace"),
-            resource_id=src.get("resourceId"),
-            resource_type=src.get("resourceType"),
+            **_resource_args(src),
             associations=[AssociationCreateOrUpdateInfo.from_dict(a) for a in found]
             if found
             else None,
@@ -179,22 +188,12 @@ class AssociationResponse:
     associations: list[AssociationInfo] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        _put(out, "resourceName", self.resource_name)
-        _put(out, "resourceNamespace", self.resource_namespace)
-        _put(out, "resourceId", self.resource_id)
-        _put(out, "resourceType", self.resource_type)
-        if self.associations is not None:
-            out["associations"] = [a.to_dict() for a in self.associations]
-        return out
+        return _resource_doc(self)
 
     @classmethod
     def from_dict(cls, src: dict[str, Any]) -> AssociationResponse:
         found = src.get("associations")
         return cls(
-            resource_name=src.get("resourceName"),
-            resource_namespace=src.get("resourceNamespace"),
-            resource_id=src.get("resourceId"),
-            resource_type=src.get("resourceType"),
+            **_resource_args(src),
             associations=[AssociationInfo.from_dict(a) for a in found] if found else None,
         )

@@ -35,6 +35,7 @@ from serdes._serde import (
     DESERIALIZER_KEYS,
     SERIALIZER_KEYS,
     SerdeConf,
+    call_dict_hook,
     fetch_writer_schema,
     register_or_lookup,
     subject_or_none,
@@ -583,12 +584,7 @@ class AvroSerializer(Serializer):
                 writer = self._writer_for(ctx)
         else:
             writer = self._writer_for(ctx)
-        if self._to_dict is not None:
-            if ctx is None:
-                raise TypeError("SerializationContext cannot be None")
-            value = self._to_dict(obj, ctx)
-        else:
-            value = obj
+        value = obj if self._to_dict is None else call_dict_hook(self._to_dict, obj, ctx)
         if writer.rules is not None:
             value = writer.rules.domain(ctx, writer.rules.subject, value)
         if writer.is_bytes:
@@ -827,9 +823,7 @@ class AvroDeserializer(Deserializer):
         if plan is not None:
             value = plan.decoded(ctx, subject, value, original)
         if self._from_dict is not None:
-            if ctx is None:
-                raise TypeError("SerializationContext cannot be None")
-            return self._from_dict(value, ctx)
+            return call_dict_hook(self._from_dict, value, ctx)
         return value
 
 

@@ -717,20 +717,20 @@ class SchemaRegistryClient:
         normalize: bool = False,
         verbose: bool = False,
     ) -> bool:
-        resp = self._rest.request(
-            "POST",
-            f"compatibility/subjects/{_q(subject_name)}/versions/{_q(str(version))}",
-            {"normalize": _flag(normalize), "verbose": _flag(verbose)},
-            _body(schema),
-        )
-        return bool(resp["is_compatible"])
+        path = f"compatibility/subjects/{_q(subject_name)}/versions/{_q(str(version))}"
+        return self._is_compatible(path, schema, normalize, verbose)
 
     def test_compatibility_all_versions(
         self, subject_name: str, schema: Schema, normalize: bool = False, verbose: bool = False
     ) -> bool:
+        path = f"compatibility/subjects/{_q(subject_name)}/versions"
+        return self._is_compatible(path, schema, normalize, verbose)
+
+    def _is_compatible(self, path: str, schema: Schema, normalize: bool, verbose: bool) -> bool:
+        """POST a compatibility check (against one version or all) and read its verdict."""
         resp = self._rest.request(
             "POST",
-            f"compatibility/subjects/{_q(subject_name)}/versions",
+            path,
             {"normalize": _flag(normalize), "verbose": _flag(verbose)},
             _body(schema),
         )
@@ -739,11 +739,11 @@ class SchemaRegistryClient:
     def set_compatibility(self, subject_name: str | None = None, level: str | None = None) -> Any:
         if level is None:
             raise ValueError("level must be set")
-        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        path = _config_path(subject_name)
         return self._rest.request("PUT", path, body={"compatibility": str(level).upper()})
 
     def get_compatibility(self, subject_name: str | None = None) -> str:
-        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        path = _config_path(subject_name)
         return self._rest.request("GET", path)["compatibilityLevel"]
 
     def set_config(
@@ -751,15 +751,15 @@ class SchemaRegistryClient:
     ) -> Any:
         if config is None:
             raise ValueError("config must be set")
-        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        path = _config_path(subject_name)
         return self._rest.request("PUT", path, body=config.to_dict())
 
     def delete_config(self, subject_name: str | None = None) -> ServerConfig:
-        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        path = _config_path(subject_name)
         return ServerConfig.from_dict(self._rest.request("DELETE", path))
 
     def get_config(self, subject_name: str | None = None) -> ServerConfig:
-        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        path = _config_path(subject_name)
         return ServerConfig.from_dict(self._rest.request("GET", path))
 
     def get_mode(self, subject_name: str) -> str:
@@ -791,11 +791,7 @@ class SchemaRegistryClient:
         offset: int = 0,
         limit: int = -1,
     ) -> list[Association]:
-        query: list[tuple[str, Any]] = []
-        if resource_type is not None:
-            query.append(("resourceType", resource_type))
-        for kind in association_types or ():
-            query.append(("associationType", kind))
+        query = _association_filter(resource_type, association_types)
         if offset > 0:
             query.append(("offset", offset))
         if limit >= 1:
@@ -818,12 +814,26 @@ class SchemaRegistryClient:
         cascade_lifecycle: bool = False,
     ) -> None:
         """``DELETE /associations/resources/{id}`` (all, or only the given types)."""
-        query: list[tuple[str, Any]] = [("cascadeLifecycle", _flag(cascade_lifecycle))]
-        if resource_type is not None:
-            query.append(("resourceType", resource_type))
-        for kind in association_types or ():
-            query.append(("associationType", kind))
+        query = [("cascadeLifecycle", _flag(cascade_lifecycle))]
+        query += _association_filter(resource_type, association_types)
         self._rest.request("DELETE", f"associations/resources/{_q(resource_id)}", query)
+
+
+def _config_path(subject_name: str | None) -> str:
+    """``config/{subject}``, or the global ``config`` when no subject is named."""
+    return f"config/{_q(subject_name)}" if subject_name is not None else "config"
+
+
+def _association_filter(
+    resource_type: str | None, association_types: Iterable[str] | None
+) -> list[tuple[str, Any]]:
+    """The ``resourceType`` / repeated ``associationType`` query of the association calls."""
+    query: list[tuple[str, Any]] = []
+    if resource_type is not None:
+        query.append(("resourceType", resource_type))
+    for kind in association_types or ():
+        query.append(("associationType", kind))
+    return query
 
 
 def _id_listing_query(

@@ -29,6 +29,7 @@ from serdes._serde import (
     DESERIALIZER_KEYS,
     SERIALIZER_KEYS,
     SerdeConf,
+    call_dict_hook,
     fetch_writer_schema,
     register_or_lookup,
 )
@@ -237,12 +238,7 @@ class JSONSerializer(Serializer):
         if writer is None:
             writer = self._writer_for(ctx)
         prefix, sid, compiled, plan = writer
-        if self._to_dict is not None:
-            if ctx is None:
-                raise TypeError("SerializationContext cannot be None")
-            value = self._to_dict(obj, ctx)
-        else:
-            value = obj
+        value = obj if self._to_dict is None else call_dict_hook(self._to_dict, obj, ctx)
         if plan is not None:
             value = plan.domain(ctx, self._conf.subject_name(ctx, self._schema_name), value)
         if self._validate:
@@ -400,9 +396,7 @@ class JSONDeserializer(Deserializer):
         if self._validate and compiled is not None:
             compiled.check(value, f"payload of schema {label}")
         if self._from_dict is not None:
-            if ctx is None:
-                raise TypeError("SerializationContext cannot be None")
-            return self._from_dict(value, ctx)
+            return call_dict_hook(self._from_dict, value, ctx)
         return value
 
 

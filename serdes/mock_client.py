@@ -118,12 +118,7 @@ class MockSchemaRegistryClient(SchemaRegistryClient):
 
     # -- schemas ---------------------------------------------------------------------------
 
-    def register_schema(
-        self, subject_name: str, schema: Schema, normalize_schemas: bool = False
-    ) -> int:
-        rs = self.register_schema_full_response(subject_name, schema, normalize_schemas)
-        assert rs.schema_id is not None
-        return rs.schema_id
+    # register_schema is SchemaRegistryClient's: it asks register_schema_full_response below.
 
     def register_schema_full_response(
         self, subject_name: str, schema: Schema, normalize_schemas: bool = False
@@ -237,11 +232,16 @@ class MockSchemaRegistryClient(SchemaRegistryClient):
         self.clear_caches()
         return [rs.version for rs in versions if rs.version is not None]
 
+    def _existing_versions(self, subject_name: str) -> list[RegisteredSchema]:
+        """The subject's versions (the caller holds the lock); 40401 when it has none."""
+        versions = self._store.versions(subject_name)
+        if not versions:
+            raise _not_found(f"Subject '{subject_name}'", 40401)
+        return versions
+
     def get_latest_version(self, subject_name: str, fmt: str | None = None) -> RegisteredSchema:
         with self._store.lock:
-            versions = self._store.versions(subject_name)
-            if not versions:
-                raise _not_found(f"Subject '{subject_name}'", 40401)
+            versions = self._existing_versions(subject_name)
             return versions[-1]
 
     def get_latest_with_metadata(
@@ -271,9 +271,7 @@ class MockSchemaRegistryClient(SchemaRegistryClient):
         if version == "latest" or version == -1:
             return self.get_latest_version(subject_name)
         with self._store.lock:
-            versions = self._store.versions(subject_name)
-            if not versions:
-                raise _not_found(f"Subject '{subject_name}'", 40401)
+            versions = self._existing_versions(subject_name)
             for rs in versions:
                 if rs.version == version:
                     return rs

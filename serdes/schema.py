@@ -255,9 +255,6 @@ class ConfigCompatibilityLevel(StrEnum):
     FULL_TRANSITIVE = "FULL_TRANSITIVE"
     NONE = "NONE"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 @dataclass
 class ServerConfig:

@@ -23,7 +23,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext, Se
 from serdes import Metadata, RuleSet, Schema, SchemaRegistryClient
 from serdes.rules.cel import CelExecutor, CelFieldExecutor
 from serdes.rules.jsonata import JsonataExecutor
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, sqlite_live_server
 
 _counter = itertools.count()
 
@@ -32,13 +32,7 @@ _counter = itertools.count()
 def rules_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """One registry process for all the rules tests (each test uses its own subjects)."""
     tmp: Path = tmp_path_factory.mktemp("rules-registry")
-    server = LiveServer(f"sqlite:///{tmp / 'live.db'}", tmp)
-    server.start()
-    try:
-        yield server
-    finally:
-        if server.proc is not None and server.proc.poll() is None:
-            server.stop()
+    yield from sqlite_live_server(tmp)
 
 
 @pytest.fixture(scope="module")

@@ -12,14 +12,8 @@ from confluent_kafka.schema_registry.avro import AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from fastapi.testclient import TestClient
 
+from tests.api_helpers import record
 from tests.conftest import LiveServer
-
-
-def record(*fields: str) -> str:
-    return json.dumps(
-        {"type": "record", "name": "R", "fields": [{"name": f, "type": "int"} for f in fields]},
-        separators=(",", ":"),
-    )
 
 
 def body(response: Any) -> Any:

@@ -15,24 +15,12 @@ from fastapi.testclient import TestClient
 from registry import records
 from registry.core import Registry
 from registry.store.factory import open_store
+from tests.api_helpers import error, record
 from tests.conftest import LiveServer
 from tests.kafka_helpers import kafka_client, read_topic
 
 NS = "lkc-1"
 STRONG_SUBJECT = f":.{NS}:orders-value"
-
-
-def record(*fields: str) -> str:
-    return json.dumps(
-        {"type": "record", "name": "R", "fields": [{"name": f, "type": "int"} for f in fields]},
-        separators=(",", ":"),
-    )
-
-
-def error(response: Any, status: int, code: int) -> str:
-    assert response.status_code == status, response.text
-    assert response.json()["error_code"] == code, response.json()
-    return str(response.json()["message"])
 
 
 def request(*associations: dict[str, Any], resource_id: str | None = "t-1") -> dict[str, Any]:

@@ -5,7 +5,6 @@ check against a version that does not exist."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from confluent_kafka.schema_registry import (
     SchemaRegistryClient,
@@ -17,22 +16,10 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from fastapi.testclient import TestClient
 
 from registry.identity import guid_of, schema_hash
+from tests.api_helpers import error, record
 from tests.conftest import LiveServer
 
 V8 = {"Confluent-Accept-Unknown-Properties": "true"}
-
-
-def record(*fields: str) -> str:
-    return json.dumps(
-        {"type": "record", "name": "R", "fields": [{"name": f, "type": "int"} for f in fields]},
-        separators=(",", ":"),
-    )
-
-
-def error(response: Any, status: int, code: int) -> str:
-    assert response.status_code == status, response.text
-    assert response.json()["error_code"] == code, response.json()
-    return str(response.json()["message"])
 
 
 # ---- guid -----------------------------------------------------------------------------------

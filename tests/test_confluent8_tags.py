@@ -9,6 +9,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from registry.identity import guid_of, schema_hash
+from tests.api_helpers import error
 
 USER = {
     "type": "record",
@@ -24,12 +25,6 @@ USER = {
 
 def field(name: str) -> dict[str, Any]:
     return {"schemaEntity": {"entityPath": f"com.acme.User.{name}", "entityType": "sr_field"}}
-
-
-def error(response: Any, status: int, code: int) -> str:
-    assert response.status_code == status, response.text
-    assert response.json()["error_code"] == code, response.json()
-    return str(response.json()["message"])
 
 
 def test_tags_make_a_new_version(client: TestClient) -> None:

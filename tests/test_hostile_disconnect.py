@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, sqlite_live_server
 
 
 def _one_of(count: int, suffix: str) -> str:
@@ -32,14 +32,7 @@ def _cpu_seconds(pid: int) -> float:
 @pytest.fixture
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     tmp = tmp_path_factory.mktemp("disconnect")
-    live = LiveServer(
-        f"sqlite:///{tmp / 'live.db'}", tmp, env={"SCHEMA_REGISTRY_MAX_SCHEMA_WORK_SECONDS": "120"}
-    )
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
+    yield from sqlite_live_server(tmp, env={"SCHEMA_REGISTRY_MAX_SCHEMA_WORK_SECONDS": "120"})
 
 
 @pytest.mark.timeout(60)

@@ -13,20 +13,13 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, sqlite_live_server
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     tmp = tmp_path_factory.mktemp("hostile-http")
-    live = LiveServer(
-        f"sqlite:///{tmp / 'live.db'}", tmp, env={"SCHEMA_REGISTRY_READ_TIMEOUT": "1"}
-    )
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
+    yield from sqlite_live_server(tmp, env={"SCHEMA_REGISTRY_READ_TIMEOUT": "1"})
 
 
 def _connect(server: LiveServer) -> socket.socket:

@@ -61,21 +61,27 @@ def _rule_headers(msg: Any) -> dict[str, bytes | None]:
     return {k: v for k, v in msg.headers() or [] if k.startswith("__rule.")}
 
 
-def test_write_failure_goes_to_the_dlq_as_confluent_sends_it(ours, theirs, kafka_bootstrap) -> None:
-    dlq = _topic(kafka_bootstrap)
-    name = f"dlq-src-{uuid.uuid4().hex[:8]}"
+def _register_adult_rule(client: Any, name: str, mode: str, dlq: str) -> None:
+    """USER under ``{name}-value`` with a CEL CONDITION (age >= 18) in ``mode`` whose failure
+    goes to the ``dlq`` topic."""
     register(
-        ours,
+        client,
         f"{name}-value",
         USER,
         "AVRO",
         domain=[
             rule(
-                "adult", "CONDITION", "WRITE", "CEL", "message.age >= 18",
+                "adult", "CONDITION", mode, "CEL", "message.age >= 18",
                 on_failure="DLQ", params={"dlq.topic": dlq},
             )
         ],
     )  # fmt: skip
+
+
+def test_write_failure_goes_to_the_dlq_as_confluent_sends_it(ours, theirs, kafka_bootstrap) -> None:
+    dlq = _topic(kafka_bootstrap)
+    name = f"dlq-src-{uuid.uuid4().hex[:8]}"
+    _register_adult_rule(ours, name, "WRITE", dlq)
     producer_conf = {"bootstrap.servers": kafka_bootstrap, "dlq.auto.flush": "true"}
     c_registry = CRuleRegistry()
     c_registry.register_executor(CCel())
@@ -101,18 +107,7 @@ def test_write_failure_goes_to_the_dlq_as_confluent_sends_it(ours, theirs, kafka
 def test_read_failure_sends_the_bytes_and_replay_skips_the_rule(ours, kafka_bootstrap) -> None:
     dlq = _topic(kafka_bootstrap)
     name = f"dlq-read-{uuid.uuid4().hex[:8]}"
-    register(
-        ours,
-        f"{name}-value",
-        USER,
-        "AVRO",
-        domain=[
-            rule(
-                "adult", "CONDITION", "READ", "CEL", "message.age >= 18",
-                on_failure="DLQ", params={"dlq.topic": dlq},
-            )
-        ],
-    )  # fmt: skip
+    _register_adult_rule(ours, name, "READ", dlq)
     ctx = value_ctx(name)
     data = AvroSerializer(ours, USER, conf=dict(LATEST))({"name": "kid", "age": 7}, ctx)
     s_registry = RuleRegistry()

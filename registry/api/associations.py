@@ -20,6 +20,25 @@ router = APIRouter(tags=["Associations (v1)"])
 
 _S, _B = {"type": "string"}, {"type": "boolean"}
 _LIFECYCLE = {"type": "string", "enum": ["STRONG", "WEAK"]}
+# Shared by the request and the response: the resource, and each association's own fields.
+_RESOURCE = {"resourceName": _S, "resourceNamespace": _S, "resourceId": _S, "resourceType": _S}
+_INFO = {"subject": _S, "associationType": _S, "lifecycle": _LIFECYCLE, "frozen": _B}
+
+
+def _resource_with(item: dict[str, Any]) -> dict[str, Any]:
+    """The request's and response's schema: the resource, and its associations' ``item``s."""
+    return {
+        "type": "object",
+        "properties": {
+            **_RESOURCE,
+            "associations": {
+                "type": "array",
+                "items": {"type": "object", "properties": item},
+            },
+        },
+    }
+
+
 docs.COMPONENTS.update(
     {
         "Association": {
@@ -27,10 +46,7 @@ docs.COMPONENTS.update(
             "properties": {
                 "subject": _S,
                 "guid": _S,
-                "resourceName": _S,
-                "resourceNamespace": _S,
-                "resourceId": _S,
-                "resourceType": _S,
+                **_RESOURCE,
                 "associationType": _S,
                 "lifecycle": _LIFECYCLE,
                 "frozen": _B,
@@ -38,51 +54,10 @@ docs.COMPONENTS.update(
                 "updateTs": {"type": "integer", "format": "int64"},
             },
         },
-        "AssociationCreateOrUpdateRequest": {
-            "type": "object",
-            "properties": {
-                "resourceName": _S,
-                "resourceNamespace": _S,
-                "resourceId": _S,
-                "resourceType": _S,
-                "associations": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "subject": _S,
-                            "associationType": _S,
-                            "lifecycle": _LIFECYCLE,
-                            "frozen": _B,
-                            "schema": docs.ref("RegisterSchemaRequest"),
-                            "normalize": _B,
-                        },
-                    },
-                },
-            },
-        },
-        "AssociationResponse": {
-            "type": "object",
-            "properties": {
-                "resourceName": _S,
-                "resourceNamespace": _S,
-                "resourceId": _S,
-                "resourceType": _S,
-                "associations": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "subject": _S,
-                            "associationType": _S,
-                            "lifecycle": _LIFECYCLE,
-                            "frozen": _B,
-                            "schema": docs.ref("Schema"),
-                        },
-                    },
-                },
-            },
-        },
+        "AssociationCreateOrUpdateRequest": _resource_with(
+            {**_INFO, "schema": docs.ref("RegisterSchemaRequest"), "normalize": _B}
+        ),
+        "AssociationResponse": _resource_with({**_INFO, "schema": docs.ref("Schema")}),
     }
 )
 

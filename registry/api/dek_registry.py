@@ -157,10 +157,7 @@ async def list_dek_subjects(request: Request, name: str, deleted: str | None = N
     responses=docs.answers(DEK, 400, 404, 409, 415, 422),
 )
 async def create_dek(request: Request, name: str) -> Response:
-    body = _object(await json_body(request))
-    return reply(
-        request, await run_in_threadpool(deks.create_dek, registry_of(request), name, body)
-    )
+    return await _create_dek(request, name, None)
 
 
 @router.post(
@@ -169,13 +166,7 @@ async def create_dek(request: Request, name: str) -> Response:
     responses=docs.answers(DEK, 400, 404, 409, 415, 422),
 )
 async def create_dek_for_subject(request: Request, name: str, subject: str) -> Response:
-    body = _object(await json_body(request))
-    return reply(
-        request,
-        await run_in_threadpool(
-            deks.create_dek, registry_of(request), name, body, subject_param(subject)
-        ),
-    )
+    return await _create_dek(request, name, subject)
 
 
 @router.get("/keks/{name}/deks/{subject}", responses=docs.answers(DEK, 404, 422))
@@ -186,16 +177,7 @@ async def get_dek(
     algorithm: str | None = None,
     deleted: str | None = None,
 ) -> Response:
-    found = await run_in_threadpool(
-        deks.get_dek,
-        registry_of(request),
-        name,
-        subject_param(subject),
-        deks.MIN_VERSION,
-        deks.algorithm_param(algorithm),
-        flag(deleted),
-    )
-    return reply(request, found)
+    return await _get_dek(request, name, subject, None, algorithm, deleted)
 
 
 @router.delete("/keks/{name}/deks/{subject}", status_code=204, responses=NO_CONTENT)
@@ -206,31 +188,14 @@ async def delete_dek(
     algorithm: str | None = None,
     permanent: str | None = None,
 ) -> Response:
-    await run_in_threadpool(
-        deks.delete_deks,
-        registry_of(request),
-        name,
-        subject_param(subject),
-        None,
-        deks.algorithm_param(algorithm),
-        flag(permanent),
-    )
-    return Response(status_code=204)
+    return await _delete_deks(request, name, subject, None, algorithm, permanent)
 
 
 @router.post("/keks/{name}/deks/{subject}/undelete", status_code=204, responses=NO_CONTENT)
 async def undelete_dek(
     request: Request, name: str, subject: str, algorithm: str | None = None
 ) -> Response:
-    await run_in_threadpool(
-        deks.undelete_deks,
-        registry_of(request),
-        name,
-        subject_param(subject),
-        None,
-        deks.algorithm_param(algorithm),
-    )
-    return Response(status_code=204)
+    return await _undelete_deks(request, name, subject, None, algorithm)
 
 
 @router.get("/keks/{name}/deks/{subject}/versions", responses=docs.answers(docs.INTS, 404, 422))
@@ -260,16 +225,7 @@ async def get_dek_version(
     algorithm: str | None = None,
     deleted: str | None = None,
 ) -> Response:
-    found = await run_in_threadpool(
-        deks.get_dek,
-        registry_of(request),
-        name,
-        subject_param(subject),
-        _version(version),
-        deks.algorithm_param(algorithm),
-        flag(deleted),
-    )
-    return reply(request, found)
+    return await _get_dek(request, name, subject, version, algorithm, deleted)
 
 
 @router.delete(
@@ -283,16 +239,7 @@ async def delete_dek_version(
     algorithm: str | None = None,
     permanent: str | None = None,
 ) -> Response:
-    await run_in_threadpool(
-        deks.delete_deks,
-        registry_of(request),
-        name,
-        subject_param(subject),
-        _version(version),
-        deks.algorithm_param(algorithm),
-        flag(permanent),
-    )
-    return Response(status_code=204)
+    return await _delete_deks(request, name, subject, version, algorithm, permanent)
 
 
 @router.post(
@@ -303,12 +250,68 @@ async def delete_dek_version(
 async def undelete_dek_version(
     request: Request, name: str, subject: str, version: str, algorithm: str | None = None
 ) -> Response:
+    return await _undelete_deks(request, name, subject, version, algorithm)
+
+
+# One body per DEK operation, whether the route names a version or not (a subject's own routes
+# pass ``version=None``). The subject is checked before the version, as each route always did.
+
+
+async def _create_dek(request: Request, name: str, subject: str | None) -> Response:
+    body = _object(await json_body(request))
+    args = (name, body) if subject is None else (name, body, subject_param(subject))
+    return reply(request, await run_in_threadpool(deks.create_dek, registry_of(request), *args))
+
+
+async def _get_dek(
+    request: Request,
+    name: str,
+    subject: str,
+    version: str | None,
+    algorithm: str | None,
+    deleted: str | None,
+) -> Response:
+    found = await run_in_threadpool(
+        deks.get_dek,
+        registry_of(request),
+        name,
+        subject_param(subject),
+        deks.MIN_VERSION if version is None else _version(version),
+        deks.algorithm_param(algorithm),
+        flag(deleted),
+    )
+    return reply(request, found)
+
+
+async def _delete_deks(
+    request: Request,
+    name: str,
+    subject: str,
+    version: str | None,
+    algorithm: str | None,
+    permanent: str | None,
+) -> Response:
+    await run_in_threadpool(
+        deks.delete_deks,
+        registry_of(request),
+        name,
+        subject_param(subject),
+        None if version is None else _version(version),
+        deks.algorithm_param(algorithm),
+        flag(permanent),
+    )
+    return Response(status_code=204)
+
+
+async def _undelete_deks(
+    request: Request, name: str, subject: str, version: str | None, algorithm: str | None
+) -> Response:
     await run_in_threadpool(
         deks.undelete_deks,
         registry_of(request),
         name,
         subject_param(subject),
-        _version(version),
+        None if version is None else _version(version),
         deks.algorithm_param(algorithm),
     )
     return Response(status_code=204)

@@ -11,17 +11,12 @@ import base64
 import threading
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
-from serdes.client import _Transport
+from serdes.client import _flag, _q, _Transport
 from serdes.errors import SchemaRegistryError
 
 LATEST_VERSION = -1
 DEFAULT_ALGORITHM = "AES256_GCM"
-
-
-def _q(segment: str) -> str:
-    return quote(segment, safe="")
 
 
 @dataclass
@@ -150,7 +145,7 @@ class DekRegistryClient:
         found = self._keks.get(key)
         if found is not None:
             return found
-        query: dict[str, Any] = {"deleted": "true" if deleted else "false"}
+        query: dict[str, Any] = {"deleted": _flag(deleted)}
         if context is not None:
             query["context"] = context
         kek = Kek.from_dict(
@@ -205,7 +200,7 @@ class DekRegistryClient:
         if found is not None:
             return found
         path = f"dek-registry/v1/keks/{_q(kek_name)}/deks/{_q(subject)}/versions/{version}"
-        query = {"algorithm": algorithm, "deleted": "true" if deleted else "false"}
+        query = {"algorithm": algorithm, "deleted": _flag(deleted)}
         dek = Dek.from_dict(self._transport.request("GET", path, query))
         with self._lock:
             self._deks[key] = dek

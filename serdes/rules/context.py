@@ -337,6 +337,17 @@ class RuleConditionError(RuleError):
         return f"Rule failed: {rule.name}"
 
 
+def store_field_result(ctx: RuleContext, result: Any) -> bool:
+    """What a walker does with a field rule's result: a CONDITION that gave ``False`` fails
+    (``RuleConditionError``) and any other CONDITION result is dropped (``False``); a
+    TRANSFORM's result is the field's new value (``True``: store it)."""
+    if ctx.rule.kind is RuleKind.CONDITION:
+        if result is False:
+            raise RuleConditionError(ctx.rule)
+        return False
+    return True
+
+
 class ErrorAction(RuleAction):
     """Fail the serialization (raise ``SerializationError`` from the rule's error)."""
 

@@ -31,17 +31,11 @@ class RuleKind(StrEnum):
     CONDITION = "CONDITION"
     TRANSFORM = "TRANSFORM"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 class RulePhase(StrEnum):
     MIGRATION = "MIGRATION"
     DOMAIN = "DOMAIN"
     ENCODING = "ENCODING"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class RuleMode(StrEnum):
@@ -51,9 +45,6 @@ class RuleMode(StrEnum):
     READ = "READ"
     WRITE = "WRITE"
     WRITEREAD = "WRITEREAD"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass

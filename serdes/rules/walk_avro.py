@@ -16,10 +16,9 @@ from serdes.rules.context import (
     FieldTransform,
     FieldTransformer,
     FieldType,
-    RuleConditionError,
     RuleContext,
+    store_field_result,
 )
-from serdes.rules.model import RuleKind
 
 __all__ = ["avro_field_transformer", "avro_inline_tags"]
 
@@ -250,10 +249,7 @@ def _field(
     try:
         ctx.enter_field(message, f"{record}.{name}", name, field_type(field["type"], named), None)
         result = _walk(ctx, field["type"], named, message[name], fn)
-        if ctx.rule.kind is RuleKind.CONDITION:
-            if result is False:
-                raise RuleConditionError(ctx.rule)
-        else:
+        if store_field_result(ctx, result):
             message[name] = result
     finally:
         ctx.exit_field()

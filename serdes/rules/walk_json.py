@@ -19,10 +19,9 @@ from serdes.rules.context import (
     FieldTransform,
     FieldTransformer,
     FieldType,
-    RuleConditionError,
     RuleContext,
+    store_field_result,
 )
-from serdes.rules.model import RuleKind
 
 __all__ = ["json_field_transformer", "json_field_type"]
 
@@ -193,10 +192,7 @@ class _Walker:
             value = message.get(name)
             if value is not None:
                 result = self.walk(ctx, prop, base, full_name, value, fn)
-                if ctx.rule.kind is RuleKind.CONDITION:
-                    if result is False:
-                        raise RuleConditionError(ctx.rule)
-                else:
+                if store_field_result(ctx, result):
                     message[name] = result
         finally:
             ctx.exit_field()

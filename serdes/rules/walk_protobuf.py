@@ -20,10 +20,9 @@ from serdes.rules.context import (
     FieldTransform,
     FieldTransformer,
     FieldType,
-    RuleConditionError,
     RuleContext,
+    store_field_result,
 )
-from serdes.rules.model import RuleKind
 
 __all__ = ["proto_field_transformer", "proto_field_type", "proto_inline_tags"]
 
@@ -138,10 +137,7 @@ def _field(
         elif fd.is_repeated:
             value = list(value)
         result = _walk(ctx, _child(schema_fd, desc), value, fn)
-        if ctx.rule.kind is RuleKind.CONDITION:
-            if result is False:
-                raise RuleConditionError(ctx.rule)
-        else:
+        if store_field_result(ctx, result):
             _set(fd, message, result)
     finally:
         ctx.exit_field()
