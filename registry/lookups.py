@@ -131,11 +131,11 @@ def can_lookup(reg: Registry, cand: Candidate, sv: SchemaVersion, normalize: boo
     except errors.RegistryError:
         return False
     if same_refs:
-        # Confluent's ``equivalent``: Avro compares schema objects (so normalising both sides
-        # stands in for it); the other formats compare the candidate's text with the stored
-        # schema's canonical text as stored, so a normalised candidate only finds a schema
-        # that was stored normalised
-        normalize_stored = normalize and cand.schema_type == "AVRO"
+        # Confluent's ``equivalent``: JSON Schema compares the candidate's text with the stored
+        # schema's canonical text as stored, so a normalised candidate only finds a schema that
+        # was stored normalised (a new id, issue 13); Avro and Protobuf compare the schemas, for
+        # which normalising both sides stands in (a Protobuf text finds its descriptor form)
+        normalize_stored = normalize and cand.schema_type != "JSON"
         stored_text = stored.normalized() if normalize_stored else stored.canonical()
         return stored_text == cand.text
     if not cand.references and sv.references:
