@@ -47,7 +47,7 @@ _FIRST_EXTENSION = 100_000_000
 _FIRST_PLACEHOLDER = 536_870_000
 _IMPORT = re.compile(r'\bimport\s+(?:(public|weak)\s+)?"([^"\n]*)"\s*;')
 _CODE_TOKEN = re.compile(
-    r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*.*?\*/"
+    r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*.*?(?:\*/|\Z)"
     r"|\b(message|enum|service|oneof|extend|rpc)\b\s*([.\w]*)|(\{)|(\})|(\[)|(\])",
     re.DOTALL,
 )
@@ -305,8 +305,10 @@ def _scalar_type(literal: str) -> str:
 
 
 def _strip_comments(text: str) -> str:
+    # an unterminated comment runs to the end (``\Z``), so every match succeeds and the scan is
+    # linear (one scan to the end per "/*" was quadratic: tests/test_hostile_schemas.py)
     return re.sub(
-        r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?\*/",
+        r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?(?:\*/|\Z)",
         lambda m: m.group(1) or " ",
         text,
         flags=re.DOTALL,
