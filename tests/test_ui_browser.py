@@ -195,6 +195,19 @@ def test_incompatible_change_is_refused_with_its_reason(server: LiveServer, page
     assert versions == [1]
 
 
+def test_protobuf_reason_is_marked_on_the_field_it_names(server: LiveServer, page: Page) -> None:
+    old = 'syntax = "proto3";\nmessage Order {\n  string id = 1;\n  int32 qty = 2;\n}\n'
+    register(server.url, "ui-proto-value", old, schemaType="PROTOBUF")
+    open_view(page, server.url, "#/subject/ui-proto-value/try")
+    # field 2 changes from int32 to string: the reason's path is '#/Order/2'
+    set_schema(page, old.replace("int32 qty = 2;", "string qty = 2;"))
+    check = page.locator("#check")
+    expect(check).to_have_attribute("data-verdict", "incompatible")
+    marked = page.locator("#preview .ln.m-bad")
+    expect(marked).to_have_count(1)
+    expect(marked).to_contain_text("qty = 2")
+
+
 def test_deep_link_opens_the_version_and_keys_move_between_versions(
     server: LiveServer, page: Page
 ) -> None:

@@ -11,6 +11,10 @@ import { explain, nameAt } from "./fields.js";
 export function lineOf(message, text) {
   const lines = text.split("\n");
   const path = message.match(/path '([^']*)'/);
+  if (path && path[1].startsWith("#/")) {
+    const i = protoLine(path[1].slice(2).split("/"), lines);
+    if (i >= 0) return i;
+  }
   const name = path ? nameAt(path[1], text) : null;
   if (name) {
     const i = lines.findIndex((l) => /"name"\s*:/.test(l) && l.includes(JSON.stringify(name)));
@@ -22,6 +26,22 @@ export function lineOf(message, text) {
     if (i >= 0) return i;
   }
   return -1;
+}
+
+// a Protobuf reason's path ('#/Order/Line/2': messages, then a field number or oneof name): the
+// line declaring the last element, each searched for after the line of the one before it
+function protoLine(segments, lines) {
+  let at = -1;
+  for (const seg of segments) {
+    const word = seg.replace(/[^\w.]/g, "");
+    const re = /^\d+$/.test(word)
+      ? new RegExp(`=\\s*${word}\\s*[;\\[]`)
+      : new RegExp(`\\b(message|enum|oneof|service)\\s+${word}\\b`);
+    const next = lines.findIndex((l, i) => i > at && re.test(l.replace(/\/\/.*$/, "")));
+    if (next < 0) return at;
+    at = next;
+  }
+  return at;
 }
 
 export async function tryView(el, subject, stale) {
