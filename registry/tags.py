@@ -5,7 +5,9 @@ previous rule set), registered like any other version.
 
 Tags are written into the schema text as Confluent's ``AvroSchema.copy(tagsToAdd, tagsToRemove)``
 does: a ``confluent:tags`` array on the record or field the entity path names (found breadth
-first, namespace from the top-level schema). Only Avro schemas are tagged here.
+first, namespace from the top-level schema). JSON Schema tags go on the schema node the path
+walks to, as ``JsonSchema.copy(tagsToAdd, tagsToRemove)`` does (see
+``registry.formats.json_schema.tag_paths``). Protobuf schemas are not tagged here.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from registry import errors, reads, registration
 from registry.core import Registry, SchemaRequest
+from registry.formats.json_schema.tag_paths import find_entity
 from registry.lookups import CONFLUENT_VERSION
 from registry.registration import Registered
 from registry.rulesets import merge_rule_sets, validate_rule_set
@@ -117,11 +120,11 @@ def _tagged(
 ) -> str:
     if not to_add and not to_remove:
         return sv.schema
-    if sv.schema_type != "AVRO":
+    if sv.schema_type not in ("AVRO", "JSON"):
         raise errors.invalid_schema(f"Schema tags are not supported for {sv.schema_type} schemas")
     root = json.loads(sv.schema)
     for entity in dict.fromkeys([*to_add, *to_remove]):
-        node = _find(root, entity)
+        node = _find(root, entity) if sv.schema_type == "AVRO" else _find_json(root, entity)
         tags = list(node.get(TAGS) or [])
         tags += [t for t in to_add.get(entity, []) if t not in tags]
         tags = [t for t in tags if t not in to_remove.get(entity, [])]
@@ -130,6 +133,19 @@ def _tagged(
         else:
             node.pop(TAGS, None)
     return json.dumps(root, separators=(",", ":"), ensure_ascii=False)
+
+
+def _find_json(root: Any, entity: tuple[str, str]) -> dict[str, Any]:
+    node = find_entity(root, *entity)
+    if node is None:
+        raise _no_match(entity[0])
+    return node
+
+
+def _no_match(path: str) -> errors.RegistryError:
+    return errors.invalid_schema(
+        f"java.lang.IllegalArgumentException: No matching path '{path}' found in the schema"
+    )
 
 
 def _find(root: Any, entity: tuple[str, str]) -> dict[str, Any]:
@@ -165,9 +181,7 @@ def _find(root: Any, entity: tuple[str, str]) -> dict[str, Any]:
             queue.append(node.get("values"))
         else:
             queue.append(kind_of)
-    raise errors.invalid_schema(
-        f"java.lang.IllegalArgumentException: No matching path '{path}' found in the schema"
-    )
+    raise _no_match(path)
 
 
 def tagged_entities(sv: SchemaVersion, wanted: list[str]) -> list[dict[str, Any]]:

@@ -100,3 +100,70 @@ def test_find_tags_lists_the_tagged_entities(client: TestClient) -> None:
     assert [t["schemaEntity"]["entityPath"] for t in only] == ["com.acme.Address"]
     assert "schemaTags" not in client.get("/subjects/u/versions/2?findTags=NONE").json()
     assert "schemaTags" not in client.get("/subjects/u/versions/2").json()
+
+
+PERSON = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"type": "object", "properties": {"street": {"type": "string"}}},
+        "phones": {"type": "array", "items": {"type": "object", "properties": {
+            "number": {"type": "string"}}}},
+    },
+    "definitions": {"Zip": {"type": "object", "properties": {"code": {"type": "string"}}}},
+}  # fmt: skip
+
+
+def json_entity(path: str, kind: str = "sr_field") -> dict[str, Any]:
+    return {"schemaEntity": {"entityPath": path, "entityType": kind}}
+
+
+def test_json_schema_tags_make_a_new_version(client: TestClient) -> None:
+    registered = client.post(
+        "/subjects/j/versions", json={"schema": json.dumps(PERSON), "schemaType": "JSON"}
+    )
+    assert registered.status_code == 200, registered.text
+    body = {
+        "tagsToAdd": [
+            {**json_entity("object.name"), "tags": ["PII", "PII"]},
+            {**json_entity("object.address.object", "sr_record"), "tags": ["LOCATION"]},
+            {**json_entity("object.phones.array.object.number"), "tags": ["PII"]},
+            {**json_entity("object.definitions.Zip.object.code"), "tags": ["LOCATION"]},
+            {**json_entity("object", "sr_record"), "tags": ["ROOT"]},
+        ]
+    }
+    tagged = client.post("/subjects/j/versions/1/tags", json=body)
+    assert tagged.status_code == 200, tagged.text
+    reply = tagged.json()
+    assert (reply["id"], reply["version"], reply["schemaType"]) == (2, 2, "JSON")
+    assert reply["metadata"] == {"properties": {"confluent:version": "2"}}
+    stored = json.loads(client.get("/subjects/j/versions/2/schema").text)
+    props = stored["properties"]
+    assert props["name"] == {"type": "string", "confluent:tags": ["PII"]}
+    assert props["address"]["confluent:tags"] == ["LOCATION"]
+    assert props["phones"]["items"]["properties"]["number"]["confluent:tags"] == ["PII"]
+    assert stored["definitions"]["Zip"]["properties"]["code"]["confluent:tags"] == ["LOCATION"]
+    assert stored["confluent:tags"] == ["ROOT"]
+    # removing the last tag of a node drops its confluent:tags; others stay
+    removed = client.post(
+        "/subjects/j/versions/latest/tags",
+        json={"tagsToRemove": [{**json_entity("object.name"), "tags": ["PII"]}]},
+    )
+    assert removed.status_code == 200, removed.text
+    assert removed.json()["version"] == 3
+    third = json.loads(client.get("/subjects/j/versions/3/schema").text)
+    assert "confluent:tags" not in third["properties"]["name"]
+    assert third["properties"]["address"]["confluent:tags"] == ["LOCATION"]
+
+
+def test_json_schema_tag_errors(client: TestClient) -> None:
+    client.post("/subjects/j/versions", json={"schema": json.dumps(PERSON), "schemaType": "JSON"})
+    for path, kind in (
+        ("object.nope", "sr_field"),
+        ("object.address.object.nope", "sr_field"),
+        ("array.name", "sr_field"),
+    ):
+        missing = {"tagsToAdd": [{**json_entity(path, kind), "tags": ["PII"]}]}
+        message = error(client.post("/subjects/j/versions/1/tags", json=missing), 422, 42201)
+        assert message.endswith(f"No matching path '{path}' found in the schema")
+    assert client.get("/subjects/j/versions").json() == [1]
