@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from registry import budget
 from registry.budget import SETTING
 from registry.formats.protobuf import compiler
 from tests.conftest import CONTENT_TYPE, LiveServer, sqlite_live_server
@@ -109,3 +110,18 @@ def test_small_and_large_texts_compile_to_the_same_descriptor() -> None:
         compiler.configure(saved)
     assert in_child == in_process
     assert len(in_child.main.message_type[0].field) == 50
+
+
+@pytest.mark.timeout(60)
+def test_the_child_is_killed_when_the_client_goes_away() -> None:
+    text = _many_fields(60_000)
+    began = time.monotonic()
+    compiler.compile_proto(text, [])  # about 1 s on an idle machine
+    whole = time.monotonic() - began
+    allowance = budget.Allowance(120)
+    threading.Timer(0.1, allowance.cancelled.set).start()
+    began = time.monotonic()
+    with budget.allowed(allowance), pytest.raises(budget.WorkLimitExceeded, match="closed"):
+        compiler.compile_proto(text, [])
+    # the child went when the client did, not when protoc was done
+    assert time.monotonic() - began < whole
