@@ -51,6 +51,10 @@ class Settings:
     #: seconds (CPU, and wall-clock since the work began) one request may spend parsing and
     #: checking schemas before it is refused (422 naming this setting); 0: unlimited
     max_schema_work_seconds: float = 1.5
+    #: Protobuf texts of at least this many bytes are compiled by protoc in a child process,
+    #: killed when the request's schema work allowance runs out or its client goes away (protoc
+    #: in-process cannot be interrupted and holds the GIL); 0: every text in-process
+    protoc_subprocess_bytes: int = 64 * 1024
     #: seconds a connection has to send one whole request (headers and body) from its first
     #: byte, and a new connection to start one; then 408 and closed
     read_timeout: float = 30.0

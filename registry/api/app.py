@@ -115,6 +115,12 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
         registry.settings.max_schema_depth,
         registry.settings.max_schema_work_seconds,
     )
+    try:  # Protobuf texts from this size are compiled in a child process (killable)
+        from registry.formats.protobuf.compiler import configure as configure_protoc
+
+        configure_protoc(registry.settings.protoc_subprocess_bytes)
+    except ImportError:  # the Protobuf plug-in is not installed
+        pass
     app.add_middleware(ProtocolMiddleware, max_body=registry.settings.max_request_bytes)
     # GET /ready; with a Kafka store, forwarding writes to the leader (outermost middleware)
     from registry.api.forwarding import install as install_forwarding
