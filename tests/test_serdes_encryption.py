@@ -505,3 +505,59 @@ def test_protobuf_field_encryption_both_ways(server: LiveServer) -> None:
     mine = our_ser(person_msg(), ctx)
     assert b"123-45-6789" not in mine and b"\x00jpeg" not in mine
     assert theirs_de(mine, ctx) == person_msg()
+
+
+def test_mock_dek_registry_in_memory_as_confluents() -> None:
+    """``mock://``: the DEK registry is in memory (no server), as confluent-kafka's
+    ``MockDekRegistryClient``; an ENCRYPT rule round-trips against a mock schema registry."""
+    from confluent_kafka.schema_registry.rules.encryption.dek_registry.dek_registry_client import (
+        DekAlgorithm,
+    )
+    from confluent_kafka.schema_registry.rules.encryption.dek_registry.dek_registry_client import (
+        DekRegistryClient as CDekClient,
+    )
+
+    from serdes import SchemaRegistryError
+    from serdes.encryption.dek_client import DekRegistryClient
+    from serdes.encryption.mock_dek_client import MockDekRegistryClient
+
+    theirs = CDekClient.new_client({"url": "mock://"})
+    for mine in (
+        DekRegistryClient.new_client({"url": "mock://"}),
+        DekRegistryClient({"url": "mock://x"}),
+    ):
+        assert isinstance(mine, MockDekRegistryClient)
+        for client in (mine, theirs):
+            kek = client.register_kek("k1", "local-kms", "mykey", shared=False)
+            assert (kek.name, kek.kms_type, kek.kms_key_id) == ("k1", "local-kms", "mykey")
+            assert client.get_kek("k1") is kek
+        with pytest.raises(SchemaRegistryError) as absent:
+            mine.get_kek("nope")
+        assert (absent.value.http_status_code, absent.value.error_code) == (404, 40470)
+        for version in (1, 3, 2):
+            mine.register_dek("k1", "s", f"m{version}", version=version)
+            theirs.register_dek("k1", "s", f"m{version}", DekAlgorithm.AES256_GCM, version)
+        latest = mine.get_dek("k1", "s", version=-1)
+        assert latest.version == theirs.get_dek("k1", "s", DekAlgorithm.AES256_GCM, -1).version == 3
+        assert latest.encrypted_key_material == "m3" and latest.ts is not None
+        with pytest.raises(SchemaRegistryError):
+            mine.get_dek("k1", "other", version=-1)
+        theirs = CDekClient.new_client({"url": "mock://"})
+
+    client = SerdesClient({"url": "mock://"})
+    rules = RuleSet(migration_rules=[], domain_rules=[encrypt_rule("mock-kek")], encoding_rules=[])
+    client.register_schema("m-value", Schema(json.dumps(SCHEMA), "AVRO", rule_set=rules))
+    registry = RuleRegistry()
+    executor = FieldEncryptionExecutor()
+    registry.register_executor(executor)
+    conf = {"auto.register.schemas": False, "use.latest.version": True}
+    rule_conf = {"secret": SECRET}
+    ser = SerdesAvroSerializer(client, None, conf=conf, rule_conf=rule_conf, rule_registry=registry)
+    de = SerdesAvroDeserializer(client, rule_conf=rule_conf, rule_registry=registry)
+    ctx = SerializationContext("m", MessageField.VALUE)
+    data = ser(person(), ctx)
+    assert b"123-45-6789" not in data
+    assert de(data, ctx) == PERSON
+    dek_client = executor.executor.client
+    assert isinstance(dek_client, MockDekRegistryClient)
+    assert dek_client.get_dek("mock-kek", "m-value", version=-1).encrypted_key_material

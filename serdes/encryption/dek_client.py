@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from serdes.client import _flag, _q, _Transport
+from serdes.client import _flag, _is_mock, _q, _Transport
 from serdes.errors import SchemaRegistryError
 
 LATEST_VERSION = -1
@@ -90,6 +90,14 @@ class Dek:
 
 class DekRegistryClient:
     """See the module docstring. ``conf`` is a Schema Registry client configuration."""
+
+    def __new__(cls, conf: dict[str, Any] | None = None, *args: Any, **kwargs: Any) -> Any:
+        # ``mock://`` URLs give the in-memory DEK registry, as new_client does.
+        if cls is DekRegistryClient and _is_mock(conf):
+            from serdes.encryption.mock_dek_client import MockDekRegistryClient
+
+            return super().__new__(MockDekRegistryClient)
+        return super().__new__(cls)
 
     def __init__(self, conf: dict[str, Any]) -> None:
         self._conf = dict(conf)
@@ -213,4 +221,7 @@ class DekRegistryClient:
 
     @staticmethod
     def new_client(conf: dict[str, Any]) -> DekRegistryClient:
+        """A client for ``conf``: the in-memory one for ``mock://`` or no URL, as confluent's."""
+        if conf.get("url") is None:
+            return DekRegistryClient({"url": "mock://"})
         return DekRegistryClient(conf)
