@@ -561,3 +561,25 @@ def test_mock_dek_registry_in_memory_as_confluents() -> None:
     dek_client = executor.executor.client
     assert isinstance(dek_client, MockDekRegistryClient)
     assert dek_client.get_dek("mock-kek", "m-value", version=-1).encrypted_key_material
+
+
+def test_dek_client_takes_an_algorithm_enum() -> None:
+    """An algorithm given as an enum member is stored and found by its value: confluent-kafka's
+    ``DekAlgorithm`` and a plain ``class Alg(str, Enum)`` (whose ``str()`` is ``Alg.X``)."""
+    import enum
+
+    from confluent_kafka.schema_registry.rules.encryption.dek_registry.dek_registry_client import (
+        DekAlgorithm,
+    )
+
+    from serdes.encryption.dek_client import DekRegistryClient
+
+    class Alg(str, enum.Enum):  # noqa: UP042  (the pre-StrEnum idiom is the case)
+        AES256_SIV = "AES256_SIV"
+
+    for algorithm in (DekAlgorithm.AES256_SIV, Alg.AES256_SIV):
+        client = DekRegistryClient({"url": "mock://"})
+        client.register_dek("k", "s-value", "bWF0", algorithm=algorithm)
+        dek = client.get_dek("k", "s-value", "AES256_SIV", version=-1)
+        assert (dek.algorithm, dek.encrypted_key_material) == ("AES256_SIV", "bWF0")
+        assert client.get_dek("k", "s-value", algorithm, version=1) is dek

@@ -19,6 +19,11 @@ LATEST_VERSION = -1
 DEFAULT_ALGORITHM = "AES256_GCM"
 
 
+def algorithm_name(algorithm: Any) -> str:
+    """``"AES256_SIV"`` for that string or an enum member of it (confluent's ``DekAlgorithm``)."""
+    return str(getattr(algorithm, "value", algorithm))
+
+
 @dataclass
 class Kek:
     name: str | None
@@ -171,7 +176,7 @@ class DekRegistryClient:
         algorithm: str = DEFAULT_ALGORITHM,
         version: int = 1,
     ) -> Dek:
-        algorithm = str(algorithm)
+        algorithm = algorithm_name(algorithm)
         key = (kek_name, subject, version, algorithm, False)
         found = self._deks.get(key)
         if found is not None:
@@ -202,7 +207,7 @@ class DekRegistryClient:
         version: int = 1,
         deleted: bool = False,
     ) -> Dek:
-        algorithm = str(algorithm)
+        algorithm = algorithm_name(algorithm)
         key = (kek_name, subject, version, algorithm, deleted)
         found = self._deks.get(key)
         if found is not None:

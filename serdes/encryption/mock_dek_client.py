@@ -18,6 +18,7 @@ from serdes.encryption.dek_client import (
     Dek,
     DekRegistryClient,
     Kek,
+    algorithm_name,
 )
 from serdes.errors import SchemaRegistryError
 
@@ -79,7 +80,7 @@ class MockDekRegistryClient(DekRegistryClient):
         algorithm: str = DEFAULT_ALGORITHM,
         version: int = 1,
     ) -> Dek:
-        algorithm = str(algorithm)
+        algorithm = algorithm_name(algorithm)
         key = (kek_name, subject, version, algorithm, False)
         with self._lock:
             found = self._deks.get(key)
@@ -103,7 +104,7 @@ class MockDekRegistryClient(DekRegistryClient):
         version: int = 1,
         deleted: bool = False,
     ) -> Dek:
-        algorithm = str(algorithm)
+        algorithm = algorithm_name(algorithm)
         with self._lock:
             if version == LATEST_VERSION:
                 versions = [
