@@ -583,3 +583,50 @@ def test_dek_client_takes_an_algorithm_enum() -> None:
         dek = client.get_dek("k", "s-value", "AES256_SIV", version=-1)
         assert (dek.algorithm, dek.encrypted_key_material) == ("AES256_SIV", "bWF0")
         assert client.get_dek("k", "s-value", algorithm, version=1) is dek
+
+
+def test_encrypt_a_field_inside_a_union_of_records() -> None:
+    """A tagged field in one record branch of a union (whose fields are unions too): the branch
+    is picked by fastavro's ``-type`` or by the value's shape, the field encrypted."""
+    inner = [
+        "null",
+        {
+            "type": "record",
+            "name": "Data",
+            "fields": [
+                {"name": "code", "type": "int"},
+                {"name": "secret", "type": ["null", "string"], "confluent:tags": ["PII"]},
+            ],
+        },
+        {
+            "type": "record",
+            "name": "Error",
+            "fields": [
+                {"name": "code", "type": "int"},
+                {"name": "reason", "type": ["null", "string"]},
+            ],
+        },
+    ]
+    schema = {
+        "type": "record",
+        "name": "Result",
+        "namespace": "com.acme",
+        "fields": [{"name": "id", "type": "int"}, {"name": "result", "type": inner}],
+    }
+    client = SerdesClient({"url": "mock://"})
+    rules = RuleSet(migration_rules=[], domain_rules=[encrypt_rule("union-kek")], encoding_rules=[])
+    client.register_schema("u-value", Schema(json.dumps(schema), "AVRO", rule_set=rules))
+    registry = RuleRegistry()
+    registry.register_executor(FieldEncryptionExecutor())
+    conf = {"auto.register.schemas": False, "use.latest.version": True}
+    rule_conf = {"secret": SECRET}
+    ser = SerdesAvroSerializer(client, None, conf=conf, rule_conf=rule_conf, rule_registry=registry)
+    de = SerdesAvroDeserializer(client, rule_conf=rule_conf, rule_registry=registry)
+    ctx = SerializationContext("u", MessageField.VALUE)
+    for result in (
+        {"-type": "com.acme.Data", "code": 456, "secret": "mypii"},
+        {"code": 456, "secret": "mypii"},
+    ):
+        data = ser({"id": 1, "result": result}, ctx)
+        assert b"mypii" not in data
+        assert de(data, ctx) == {"id": 1, "result": {"code": 456, "secret": "mypii"}}
