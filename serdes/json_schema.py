@@ -125,6 +125,16 @@ def compile_json_schema(schema: Schema, client: Any) -> _Compiled:
     return _Compiled(doc, validator)
 
 
+def _title(schema: Schema) -> str | None:
+    """The ``title`` of a schema's document; ``SerializationError`` if the text is not JSON."""
+    try:
+        doc = orjson.loads(schema.schema_str or "")
+    except orjson.JSONDecodeError as exc:
+        raise SerializationError(f"schema is not JSON: {exc}") from None
+    title = doc.get("title") if isinstance(doc, dict) else None
+    return title if isinstance(title, str) else None
+
+
 def _encode(value: Any) -> bytes:
     return orjson.dumps(value)
 
@@ -163,8 +173,10 @@ class JSONSerializer(Serializer):
         self._encode = json_encode or _encode
         self._schema = _as_schema(schema_str)
         self._compiled_cache: dict[Schema, _Compiled] = {}
-        self._compiled = self._compile(self._schema) if self._schema is not None else None
-        self._schema_name = self._compiled.title if self._compiled is not None else None
+        # As confluent-kafka: the text is parsed now (its title names the record), the validator
+        # built when first needed - with ``use.latest.version`` it may never be (the given text
+        # can then ``$ref`` what only the registered version's references resolve).
+        self._schema_name = _title(self._schema) if self._schema is not None else None
         self._lock = threading.Lock()
         self._writers: dict[str, tuple[bytes | None, wire.SchemaId, _Compiled]] = {}
         self._value_writers: dict[str, tuple[bytes | None, wire.SchemaId, _Compiled]] = {}
@@ -216,10 +228,11 @@ class JSONSerializer(Serializer):
             with self._lock:
                 writer = self._writers.get(subject)
                 if writer is None:
-                    if self._schema is None or self._compiled is None:
+                    if self._schema is None:
                         raise SerializationError("JSONSerializer has no schema")
+                    compiled = self._compile(self._schema)
                     rs = register_or_lookup(self._registry, self._conf, subject, self._schema)
-                    writer = self._make(rs.schema_id, rs.guid, self._compiled)
+                    writer = self._make(rs.schema_id, rs.guid, compiled)
                     self._writers[subject] = writer
         if self._by_topic and ctx is not None:
             (self._value_writers if ctx.field == _VALUE else self._key_writers)[ctx.topic] = writer

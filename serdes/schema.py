@@ -117,7 +117,8 @@ class Metadata(_JsonDoc):
         sensitive: list[str] | None = None,
         doc: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(doc, tags=tags, properties=properties, sensitive=sensitive)
+        # confluent-kafka passes ``MetadataTags`` / ``MetadataProperties`` objects here.
+        super().__init__(doc, tags=_plain(tags), properties=_plain(properties), sensitive=sensitive)
 
     @classmethod
     def from_dict(cls, src: dict[str, Any]) -> Metadata:

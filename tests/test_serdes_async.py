@@ -610,3 +610,32 @@ def test_async_serdes_take_the_sync_path_for_schemas_with_rules(
         await client.aclose()
 
     run(scenario)
+
+
+def test_async_json_serializer_with_a_spec_mock_client() -> None:
+    """Users' unit tests pass ``Mock(spec=AsyncSchemaRegistryClient)`` (as confluent-kafka's own
+    tests do): the serializer must not reach for attributes outside the class, like our
+    ``sync_client``, at construction; registry calls go to the mock's methods."""
+    from unittest.mock import Mock
+
+    from serdes import AsyncSchemaRegistryClient, RegisteredSchema, Schema
+    from serdes.json_schema import AsyncJSONDeserializer, AsyncJSONSerializer
+
+    schema_str = json.dumps({"type": "object", "properties": {"a": {"type": "integer"}}})
+    client = Mock(spec=AsyncSchemaRegistryClient)
+    client.register_schema_full_response.return_value = RegisteredSchema(
+        schema_id=7, guid=None, schema=Schema(schema_str, "JSON"), subject="t-value", version=1
+    )
+    client.get_associations_by_resource_name.return_value = []
+    ctx = SerializationContext("t", MessageField.VALUE)
+
+    async def scenario() -> tuple[bytes, Any]:
+        ser = await AsyncJSONSerializer(schema_str, client)
+        de = await AsyncJSONDeserializer(schema_str)
+        data = await ser({"a": 1}, ctx)
+        return data, await de(data, ctx)
+
+    data, back = asyncio.run(scenario())
+    assert data[:5] == b"\x00\x00\x00\x00\x07"
+    assert back == {"a": 1}
+    client.register_schema_full_response.assert_called_once()

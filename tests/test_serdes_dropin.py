@@ -723,3 +723,35 @@ def test_serdes_and_associations_work_on_the_mock_registry() -> None:
         from serdes.mock_client import drop_scope
 
         drop_scope("dropin-serdes")
+
+
+@pytest.mark.parametrize("source", ["OAUTHBEARER", "OAUTHBEARER_AZURE_IMDS"])
+def test_async_client_with_a_fetched_token(capture, source: str) -> None:
+    """The async client builds with a fetched-token source and fetches it on the event loop."""
+    import asyncio
+
+    from serdes import AsyncSchemaRegistryClient
+
+    url, seen, replies = capture
+    replies["/token"] = {"access_token": "fetched", "expires_in": 3600}
+    replies["/subjects"] = ["s"]
+    conf: dict = {
+        "url": url,
+        "bearer.auth.credentials.source": source,
+        "bearer.auth.logical.cluster": "lsrc-3",
+        "bearer.auth.issuer.endpoint.url": f"{url}/token",
+    }
+    if source == "OAUTHBEARER":
+        conf |= {
+            "bearer.auth.client.id": "id",
+            "bearer.auth.client.secret": "secret",
+            "bearer.auth.scope": "sr",
+        }
+
+    async def scenario() -> list[str]:
+        async with AsyncSchemaRegistryClient(conf) as client:
+            return await client.get_subjects()
+
+    assert asyncio.run(scenario()) == ["s"]
+    assert [r["path"] for r in seen] == ["/token", "/subjects"]
+    assert seen[-1]["headers"]["Authorization"] == "Bearer fetched"

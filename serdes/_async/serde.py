@@ -23,6 +23,7 @@ from confluent_kafka.serialization import SerializationContext
 
 from serdes._async.bridge import LoopLock, await_only, run_sync
 from serdes._async.client import AsyncSchemaRegistryClient
+from serdes.client import SchemaRegistryClient
 from serdes.errors import SchemaRegistryError
 from serdes.strategies import AssociatedNameStrategy
 
@@ -64,8 +65,9 @@ def sync_client(client: Any) -> Any:
     """The sync face of ``client`` for the sync serdes to call inside ``run_sync``."""
     if client is None:
         return None
-    if isinstance(client, AsyncSchemaRegistryClient):
-        return client.sync_client  # its own caches answer without a greenlet switch
+    own = getattr(client, "sync_client", None)
+    if isinstance(client, AsyncSchemaRegistryClient) and isinstance(own, SchemaRegistryClient):
+        return own  # its own caches answer without a greenlet switch
     if inspect.iscoroutinefunction(getattr(client, "get_schema", None)):
         return _SyncView(client)
     return client  # a sync client works too (its calls block the loop)

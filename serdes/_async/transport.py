@@ -93,7 +93,7 @@ def make_async(transport: _Transport) -> AsyncPool:
         # Its lock is held across the token request: a thread lock would block the event loop
         # when another call on this thread wants it.
         bearer._lock = LoopLock()  # type: ignore[assignment]
-        fn = bearer._fn
+        fn = getattr(bearer, "_fn", None)  # only a custom provider has one
         if fn is not None:
             # confluent-kafka's async client takes an async custom provider function.
             def fields(conf: dict[str, Any], _fn: Any = fn) -> dict[str, Any]:

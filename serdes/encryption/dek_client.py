@@ -12,11 +12,16 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from serdes.client import _flag, _q, _Transport
+from serdes.client import _flag, _is_mock, _q, _Transport
 from serdes.errors import SchemaRegistryError
 
 LATEST_VERSION = -1
 DEFAULT_ALGORITHM = "AES256_GCM"
+
+
+def algorithm_name(algorithm: Any) -> str:
+    """``"AES256_SIV"`` for that string or an enum member of it (confluent's ``DekAlgorithm``)."""
+    return str(getattr(algorithm, "value", algorithm))
 
 
 @dataclass
@@ -91,6 +96,14 @@ class Dek:
 class DekRegistryClient:
     """See the module docstring. ``conf`` is a Schema Registry client configuration."""
 
+    def __new__(cls, conf: dict[str, Any] | None = None, *args: Any, **kwargs: Any) -> Any:
+        # ``mock://`` URLs give the in-memory DEK registry, as new_client does.
+        if cls is DekRegistryClient and _is_mock(conf):
+            from serdes.encryption.mock_dek_client import MockDekRegistryClient
+
+            return super().__new__(MockDekRegistryClient)
+        return super().__new__(cls)
+
     def __init__(self, conf: dict[str, Any]) -> None:
         self._conf = dict(conf)
         self._transport = _Transport(dict(conf))
@@ -163,7 +176,7 @@ class DekRegistryClient:
         algorithm: str = DEFAULT_ALGORITHM,
         version: int = 1,
     ) -> Dek:
-        algorithm = str(algorithm)
+        algorithm = algorithm_name(algorithm)
         key = (kek_name, subject, version, algorithm, False)
         found = self._deks.get(key)
         if found is not None:
@@ -194,7 +207,7 @@ class DekRegistryClient:
         version: int = 1,
         deleted: bool = False,
     ) -> Dek:
-        algorithm = str(algorithm)
+        algorithm = algorithm_name(algorithm)
         key = (kek_name, subject, version, algorithm, deleted)
         found = self._deks.get(key)
         if found is not None:
@@ -213,4 +226,7 @@ class DekRegistryClient:
 
     @staticmethod
     def new_client(conf: dict[str, Any]) -> DekRegistryClient:
+        """A client for ``conf``: the in-memory one for ``mock://`` or no URL, as confluent's."""
+        if conf.get("url") is None:
+            return DekRegistryClient({"url": "mock://"})
         return DekRegistryClient(conf)

@@ -69,6 +69,8 @@ def field_type(schema: Any, named: dict[str, Any]) -> FieldType:
 def _accepts(schema: Any, value: Any, named: dict[str, Any]) -> bool:
     """Whether ``value`` can be written as ``schema`` (to pick a union branch)."""
     schema = _resolve(schema, named)
+    if isinstance(schema, list):  # a union nested in a record being matched
+        return any(_accepts(branch, value, named) for branch in schema)
     kind = schema.get("type") if isinstance(schema, dict) else schema
     if isinstance(kind, (dict, list)):
         return _accepts(kind, value, named)
@@ -115,6 +117,11 @@ def _union(schema: list[Any], value: Any, named: dict[str, Any]) -> tuple[Any, A
             if name == value[0] or (name and name.rsplit(".", 1)[-1] == value[0]):
                 return branch, value[1]
         return None, value
+    if isinstance(value, dict) and isinstance(value.get("-type"), str):
+        # fastavro's way to name the branch of a record: {"-type": "ns.Name", ...fields}
+        for branch in schema:
+            if _branch_name(branch, named) == value["-type"]:
+                return branch, value
     for branch in schema:
         if _accepts(branch, value, named):
             return branch, value
