@@ -15,13 +15,7 @@ from registry.core import (
     iter_live,
 )
 from registry.state import SchemaVersion
-from registry.subjects import (
-    DEFAULT_CONTEXT,
-    WILDCARD,
-    QualifiedSubject,
-    matches_prefix,
-    parse_subject,
-)
+from registry.subjects import DEFAULT_CONTEXT, WILDCARD, matches_prefix, parse_subject
 
 
 def list_subjects(
@@ -151,13 +145,7 @@ def schema_by_id(reg: Registry, schema_id: int, subject: str | None = None) -> S
         names += [n for n in reg.state.context_names() if n != DEFAULT_CONTEXT]
     for name in names:
         ctx = reg.state.find_context(name)
-        if ctx is None:
-            continue
-        # the subject's own version of the id first (Confluent's ``schemaKeyById``), which
-        # is the subject and version ``?subject=`` reports
-        own = QualifiedSubject(name, qs.name).qualified if qs.name else None
-        version = (ctx.ids.get(schema_id) or {}).get(own) if own else None
-        sv = ctx.subjects[own][version] if own and version else ctx.any_version_of(schema_id)
+        sv = ctx.any_version_of(schema_id) if ctx is not None else None
         if sv is not None:
             return sv
     raise errors.schema_not_found(schema_id)

@@ -198,26 +198,3 @@ def test_schema_types(client: TestClient, registry: Registry) -> None:
     types = response.json()
     assert "AVRO" in types
     assert sorted(types) == sorted(registry.formats)
-
-
-def test_by_id_with_subject_names_the_subject_and_version_for_8x_clients(
-    client: TestClient,
-) -> None:
-    """Confluent 8.0 (``KafkaSchemaRegistry.get``): with ``?subject=`` the answer carries the
-    subject and version the id was found under - that subject's own when it has the id."""
-    v8 = {"Confluent-Accept-Unknown-Properties": "true"}
-    register(client, "first", A)
-    client.put("/config/later", json={"compatibility": "NONE"})
-    register(client, "later", B)
-    schema_id = register(client, "later", A)  # "later" version 2 shares A's id with "first"
-    own = client.get(f"/schemas/ids/{schema_id}?subject=later", headers=v8).json()
-    assert (own["subject"], own["version"]) == ("later", 2)
-    assert list(own)[:3] == ["subject", "version", "guid"]
-    other = client.get(f"/schemas/ids/{schema_id}?subject=nobody", headers=v8).json()
-    assert (other["subject"], other["version"]) == ("first", 1)
-    empty = client.get(f"/schemas/ids/{schema_id}?subject=", headers=v8).json()
-    assert (empty["subject"], empty["version"]) == ("first", 1)
-    # without ?subject=, or for a pre-8.0 client, neither is given
-    assert "subject" not in client.get(f"/schemas/ids/{schema_id}", headers=v8).json()
-    plain = client.get(f"/schemas/ids/{schema_id}?subject=later").json()
-    assert "subject" not in plain and "version" not in plain

@@ -60,12 +60,7 @@ async def schema_by_id(request: Request) -> Response:
     subject = query.get("subject")
     subj = subject_param(subject) if subject else None
     sv = reads.schema_by_id(reg, _schema_id(request.path_params["schema_id"]), subj)
-    v8 = wants_v8(request)
-    body = schema_string(sv, formatted(reg, sv, query.get("format")), v8)
-    if v8 and subject is not None:
-        # Confluent 8.0 answers with the subject and version the id was found under when
-        # ``?subject=`` is given (even empty)
-        body = {"subject": sv.subject, "version": sv.version, **body}
+    body = schema_string(sv, formatted(reg, sv, query.get("format")), wants_v8(request))
     body = with_tags(body, sv, query.getlist("findTags"))
     if flag(query.get("fetchMaxId")):
         body["maxId"] = reg.state.context_of(sv.subject).max_id
