@@ -197,8 +197,8 @@ def test_incompatible_change_is_refused_with_its_reason(server: LiveServer, page
 
 def test_protobuf_reason_is_marked_on_the_field_it_names(server: LiveServer, page: Page) -> None:
     old = 'syntax = "proto3";\nmessage Order {\n  string id = 1;\n  int32 qty = 2;\n}\n'
-    register(server.url, "ui-proto-value", old, schemaType="PROTOBUF")
-    open_view(page, server.url, "#/subject/ui-proto-value/try")
+    register(server.url, "ui-proto-reason-value", old, schemaType="PROTOBUF")
+    open_view(page, server.url, "#/subject/ui-proto-reason-value/try")
     # field 2 changes from int32 to string: the reason's path is '#/Order/2'
     set_schema(page, old.replace("int32 qty = 2;", "string qty = 2;"))
     check = page.locator("#check")
