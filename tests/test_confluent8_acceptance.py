@@ -390,3 +390,49 @@ def test_protobuf_custom_options_and_tags_are_printed_as_written(client: TestCli
     lookup = client.post("/subjects/s", json=body, params={"normalize": "true"})
     assert lookup.status_code == 200, lookup.text
     assert client.post("/subjects/s", json=body).json()["version"] == 1
+
+
+# ---- Protobuf: every element's options printed as Wire parsed them ---------------------------
+
+WRITTEN_OPTIONS = """syntax = "proto3";
+package p;
+
+message A {
+  string id = 1 [(confluent.field_meta).tags = "A_ID"];
+}
+message B {
+  string id = 1 [(confluent.field_meta).tags = "B_ID"];
+}
+enum E {
+  option (confluent.enum_meta).tags = "E1";
+  option allow_alias = true;
+  ZERO = 0 [
+    (confluent.enum_value_meta).tags = "V",
+    deprecated = true
+  ];
+  NONE = 0;
+}
+
+service S {
+  option (vendor.service_level) = 3;
+  option deprecated = true;
+
+  rpc Get (A) returns (B) {
+    option (vendor.method_level) = "gold";
+    option deprecated = true;
+  };
+}
+"""
+
+
+def test_protobuf_enum_service_and_rpc_options_are_printed_as_written(
+    client: TestClient,
+) -> None:
+    """Confluent prints the options of enums, enum constants, services and rpcs in the order
+    and form written (as Wire parsed them), as it does for files, messages and fields; a field
+    keeps its own options when another message has a field of the same name and number."""
+    body = {"schema": WRITTEN_OPTIONS, "schemaType": "PROTOBUF"}
+    response = client.post("/subjects/s/versions", json=body)
+    assert response.status_code == 200, response.text
+    assert client.get("/subjects/s/versions/1/schema").text == WRITTEN_OPTIONS
+    assert client.post("/subjects/s", json=body).json()["version"] == 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from google.protobuf.descriptor_pb2 import (
     DescriptorProto,
@@ -26,7 +27,7 @@ from google.protobuf.descriptor_pb2 import (
     ServiceDescriptorProto,
 )
 
-from registry.formats.protobuf.option_text import field_options, unquoted
+from registry.formats.protobuf.elements import Element, parse_elements, walk
 from registry.formats.protobuf.options import Option, OptionReader, OptionWriter, escape, indented
 from registry.formats.protobuf.symbols import SCALAR_NAMES, Symbols
 
@@ -43,19 +44,15 @@ _RPC = re.compile(
     r"\brpc\s+(\w+)\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)\s*returns\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)"
 )
 _EXTEND = re.compile(r"\bextend\s+([.\w]+)\s*\{")
-_OPEN_BRACKET = re.compile(r"\s*\[")
-#: strings, braces and option statements, to find the file-level options in source order
-_FILE_OPTION_SCAN = re.compile(
-    r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|(\{)|(\})"
-    r"|\b(message|enum|service|oneof|extend|rpc|group)\b\s*(\w*)"
-    r"|\boption\s+(\(\s*\.?\s*[\w.]+\s*\)|[\w.]+)"
-)
+_OPTION_STATEMENT = re.compile(r"\boption\b")
 _SYNTAX = re.compile(r"^\s*syntax\s*=", re.MULTILINE)
 
 
 @dataclass
 class SourceHints:
-    """How the source text spelled type names (keyed by field name and number, rpc name)."""
+    """How the source text spelled type names (keyed by field name and number, rpc name) and
+    the options it wrote on each element (Confluent prints a text schema's options as Wire
+    parsed them; the descriptor merges and reorders them)."""
 
     fields: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     rpcs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
@@ -63,85 +60,67 @@ class SourceHints:
     syntax_declared: bool = False
     #: the file-level options in the order written (custom ones by extension name)
     file_options: list[str] = field(default_factory=list)
-    #: a field's options as written, when they set a custom option (Confluent prints those
-    #: as parsed; the descriptor merges them)
-    field_options: dict[tuple[str, int], list[Option]] = field(default_factory=dict)
+    #: a field's options as written, by (message path, field name, number), when they set a
+    #: custom option
+    field_options: dict[tuple[str, str, int], list[Option]] = field(default_factory=dict)
     #: the file-level option statements as written, when one sets a custom option
     file_written: list[Option] | None = None
     #: the same for messages, by path in the file (``Outer.Inner``)
     message_written: dict[str, list[Option]] = field(default_factory=dict)
+    #: enums (by path), enum constants (by enum path and name), services (by name) and rpcs
+    #: (by service and rpc name): their options as written
+    enum_written: dict[str, list[Option]] = field(default_factory=dict)
+    constant_written: dict[tuple[str, str], list[Option]] = field(default_factory=dict)
+    service_written: dict[str, list[Option]] = field(default_factory=dict)
+    rpc_written: dict[tuple[str, str], list[Option]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, text: str) -> SourceHints:
         code = _COMMENT_OR_STRING.sub(lambda m: m.group(1) or " ", text)
         hints = cls(syntax_declared=bool(_SYNTAX.search(code)))
-        brackets = "[" in code
         for match in _FIELD.finditer(code):
             spelled = match.group(2) or match.group(1)
             number = int(match.group(4), 0)
             hints.fields.setdefault((match.group(3), number), []).append(spelled)
-            written = _bracketed(code, match.end()) if brackets else None
-            if written is not None and "(" in written:
-                options = field_options(written)
-                if options is not None and any(o.parenthesized for o in options):
-                    hints.field_options.setdefault((match.group(3), number), options)
         for match in _RPC.finditer(code):
             hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
         hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
-        # blocks enclosing each option statement: a message's name, None for any other block
-        stack: list[str | None] = []
-        pending: str | None = None
-        written: dict[str, list[Option] | None] = {}
-        for match in _FILE_OPTION_SCAN.finditer(code) if "option" in code else ():
-            opened, closed, keyword, block_name, option = match.groups()
-            if keyword:
-                pending = block_name if keyword == "message" else None
-            elif opened:
-                stack.append(pending)
-                pending = None
-            elif closed:
-                if stack:
-                    stack.pop()
-            elif option and (not stack or all(stack)):
-                path = ".".join(s for s in stack if s)
-                if not stack:
-                    name = option_key(option)
-                    if name not in hints.file_options:
-                        hints.file_options.append(name)
-                statement = _statement(code, match.start(5))
-                parsed = field_options(statement) if statement is not None else None
-                found = written.setdefault(path, [])
-                if found is not None and parsed is not None and len(parsed) == 1:
-                    found.append(parsed[0])
-                else:
-                    written[path] = None
-        for path, options in written.items():
-            if options and any(o.parenthesized for o in options):
-                if path:
-                    hints.message_written[path] = options
-                else:
-                    hints.file_written = options
+        # a ``[...]`` without a custom option prints the same from the descriptor
+        if _OPTION_STATEMENT.search(code) or ("[" in code and "(" in code):
+            hints._written(parse_elements(text))
         return hints
 
+    def _written(self, root: Element) -> None:
+        self.file_options = list(dict.fromkeys(option_key(n) for n in root.written.names))
+        if _custom(root.written.options):
+            self.file_written = root.written.options
+        self._fields("", root)
+        for path, element in walk(root):
+            options = element.written.options
+            if element.kind in ("message", "group", "oneof", "extend"):
+                if element.kind == "message" and _custom(options):
+                    self.message_written[path] = options  # type: ignore[assignment]
+                self._fields(path, element)
+            elif element.kind == "enum":
+                if options:
+                    self.enum_written[path] = options
+                for constant in element.fields:
+                    if constant.written.options:
+                        self.constant_written[(path, constant.name)] = constant.written.options
+            elif element.kind == "service" and options:
+                self.service_written[path] = options
+            elif element.kind == "rpc" and options:
+                service, _, rpc = path.rpartition(".")
+                self.rpc_written[(service, rpc)] = options
 
-def _bracketed(code: str, start: int) -> str | None:
-    """The text inside the ``[...]`` that follows ``start`` (after spaces), if any."""
-    match = _OPEN_BRACKET.match(code, start)
-    if match is None:
-        return None
-    for i, ch, depth in unquoted(code, match.end(), "[", "]", depth=1):
-        if ch == "]" and depth == 0:
-            return code[match.end() : i]
-    return None
+    def _fields(self, path: str, element: Element) -> None:
+        for f in element.fields:
+            if _custom(f.written.options):
+                self.field_options.setdefault((path, f.name, f.number), f.written.options)  # type: ignore[arg-type]
 
 
-def _statement(code: str, start: int) -> str | None:
-    """The text from ``start`` to the ``;`` ending its statement (outside strings, braces and
-    brackets)."""
-    for i, ch, depth in unquoted(code, start):
-        if ch == ";" and depth == 0:
-            return code[start:i]
-    return None
+def _custom(options: list[Option] | None) -> bool:
+    return bool(options) and any(o.parenthesized for o in options)  # type: ignore[union-attr]
 
 
 def option_key(written: str) -> str:
@@ -229,7 +208,7 @@ class Printer:
             for message in fd.message_type:
                 out.append(self.message(message, fd.package))
             for enum in fd.enum_type:
-                out.append(self.enum(enum))
+                out.append(self.enum(enum, fd.package))
         if not self.ignore_extensions and fd.extension:
             out.append("\n")
             out.extend(self.extends(fd.extension, fd.package))
@@ -321,7 +300,7 @@ class Printer:
         if nested or message.enum_type:
             out.append("\n")
             out.extend(indented(self.message(m, scope)) for m in nested)
-            out.extend(indented(self.enum(e)) for e in message.enum_type)
+            out.extend(indented(self.enum(e, scope)) for e in message.enum_type)
         out.append("}\n")
         return "".join(out)
 
@@ -366,7 +345,11 @@ class Printer:
             options.append(self._default(f))
         if f.HasField("json_name"):
             options.append(Option("json_name", "STRING", f.json_name))
-        written = self.hints.field_options.get((f.name, f.number)) if self.hints else None
+        written = (
+            self.hints.field_options.get((self._path(scope), f.name, f.number))
+            if self.hints
+            else None
+        )
         if written is not None and not self.normalize:
             # Confluent prints these as parsed, default and json_name last
             kept = [o for o in written if o.name not in ("default", "json_name")]
@@ -456,13 +439,28 @@ class Printer:
 
     # ---- enums and services -----------------------------------------------------------------
 
-    def enum(self, enum: EnumDescriptorProto) -> str:
+    def _path(self, scope: str) -> str:
+        """``scope`` (a full name) without the file's package."""
+        if not self._package:
+            return scope
+        return scope[len(self._package) + 1 :] if scope != self._package else ""
+
+    def _written(self, table: dict[Any, list[Option]], key: Any) -> list[Option] | None:
+        """Options as the source wrote them (Confluent prints what Wire parsed), if known."""
+        if self.hints is None or self.normalize:
+            return None
+        return table.get(key)
+
+    def enum(self, enum: EnumDescriptorProto, scope: str) -> str:
+        path = self._path(f"{scope}.{enum.name}" if scope else enum.name)
         out = [f"enum {enum.name} {{"]
         reserved = self.reserved(enum.reserved_range, enum.reserved_name, exclusive=False)
         if reserved:
             out.append("\n")
             out.extend(indented(r) for r in reserved)
-        raw_options = self.reader.options(enum.options) if enum.HasField("options") else []
+        raw_options = self._written(self.hints.enum_written, path) if self.hints else None
+        if raw_options is None:
+            raw_options = self.reader.options(enum.options) if enum.HasField("options") else []
         if not reserved and (raw_options or enum.value):
             out.append("\n")
         options = self.writer.filter(raw_options, self.ignore_extensions)
@@ -472,7 +470,15 @@ class Printer:
             values.sort(key=lambda v: (v.number, v.name))
         for value in values:
             text = f"{value.name} = {value.number}"
-            opts = self.options(value.options if value.HasField("options") else None)
+            written = (
+                self._written(self.hints.constant_written, (path, value.name))
+                if self.hints
+                else None
+            )
+            if written is not None:
+                opts = self.writer.filter(written, self.ignore_extensions)
+            else:
+                opts = self.options(value.options if value.HasField("options") else None)
             if opts:
                 text += " " + self.writer.options_list(opts)
             out.append(indented(text + ";\n"))
@@ -481,7 +487,11 @@ class Printer:
 
     def service(self, service: ServiceDescriptorProto, scope: str) -> str:
         out = [f"service {service.name} {{"]
-        options = self.options(service.options if service.HasField("options") else None)
+        written = self._written(self.hints.service_written, service.name) if self.hints else None
+        if written is not None:
+            options = self.writer.filter(written, self.ignore_extensions)
+        else:
+            options = self.options(service.options if service.HasField("options") else None)
         if options:
             out.append("\n")
             out.extend(indented(self.writer.statement(o)) for o in options)
@@ -496,7 +506,15 @@ class Printer:
                 text += f"{request}) returns ("
                 text += "stream " if method.server_streaming else ""
                 text += f"{response})"
-                opts = self.options(method.options if method.HasField("options") else None)
+                written = (
+                    self._written(self.hints.rpc_written, (service.name, method.name))
+                    if self.hints
+                    else None
+                )
+                if written is not None:
+                    opts = self.writer.filter(written, self.ignore_extensions)
+                else:
+                    opts = self.options(method.options if method.HasField("options") else None)
                 if opts:
                     text += " {\n" + "".join(indented(self.writer.statement(o)) for o in opts)
                     text += "}"
