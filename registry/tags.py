@@ -7,7 +7,9 @@ Tags are written into the schema text as Confluent's ``AvroSchema.copy(tagsToAdd
 does: a ``confluent:tags`` array on the record or field the entity path names (found breadth
 first, namespace from the top-level schema). JSON Schema tags go on the schema node the path
 walks to, as ``JsonSchema.copy(tagsToAdd, tagsToRemove)`` does (see
-``registry.formats.json_schema.tag_paths``). Protobuf schemas are not tagged here.
+``registry.formats.json_schema.tag_paths``). Protobuf tags go into ``(confluent.message_meta)`` /
+``(confluent.field_meta)`` options, as ``ProtobufSchema.copy(tagsToAdd, tagsToRemove)`` writes
+them (see ``registry.formats.protobuf.tag_paths``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from registry import errors, reads, registration
 from registry.core import Registry, SchemaRequest
 from registry.formats.json_schema.tag_paths import find_entity
+from registry.formats.protobuf import tag_paths as protobuf_tags
 from registry.lookups import CONFLUENT_VERSION
 from registry.registration import Registered
 from registry.rulesets import merge_rule_sets, validate_rule_set
@@ -99,6 +102,8 @@ def _rule_set(
 def _tag_map(items: Any) -> dict[tuple[str, str], list[str]]:
     """``schemaTagsListToMap``: entity -> tags, entities in order, duplicates merged."""
     out: dict[tuple[str, str], list[str]] = {}
+    #: ``SchemaEntity`` equality: the path without one leading dot (the first spelling is kept)
+    first: dict[tuple[str, str], tuple[str, str]] = {}
     for item in items or []:
         entity = item.get("schemaEntity") if isinstance(item, dict) else None
         if not isinstance(entity, dict):
@@ -106,7 +111,8 @@ def _tag_map(items: Any) -> dict[tuple[str, str], list[str]]:
         path, kind = entity.get("entityPath"), entity.get("entityType")
         if not isinstance(path, str) or kind not in ENTITY_TYPES:
             raise errors.invalid_schema(f"Invalid schema entity {entity}")
-        tags = out.setdefault((path, str(kind)), [])
+        normalized = (path[1:] if path.startswith(".") else path, str(kind))
+        tags = out.setdefault(first.setdefault(normalized, (path, str(kind))), [])
         for tag in item.get("tags") or []:
             if tag not in tags:
                 tags.append(str(tag))
@@ -120,6 +126,11 @@ def _tagged(
 ) -> str:
     if not to_add and not to_remove:
         return sv.schema
+    if sv.schema_type == "PROTOBUF":
+        try:
+            return protobuf_tags.modify_tags(sv.schema, to_add, to_remove)
+        except protobuf_tags.TagPathError as exc:
+            raise errors.invalid_schema(f"java.lang.IllegalArgumentException: {exc}") from exc
     if sv.schema_type not in ("AVRO", "JSON"):
         raise errors.invalid_schema(f"Schema tags are not supported for {sv.schema_type} schemas")
     root = json.loads(sv.schema)
@@ -187,11 +198,14 @@ def _find(root: Any, entity: tuple[str, str]) -> dict[str, Any]:
 def tagged_entities(sv: SchemaVersion, wanted: list[str]) -> list[dict[str, Any]]:
     """``findTags`` on a schema read (Confluent's ``extractSchemaTags``): the records and fields
     whose inline ``confluent:tags`` share a tag with ``wanted`` (``*`` matches any), in schema
-    order, as ``SchemaTags`` entries. Non-Avro schemas have none here."""
-    if sv.schema_type != "AVRO":
-        return []
+    order, as ``SchemaTags`` entries. JSON Schemas have none here."""
     found: dict[tuple[str, str], list[str]] = {}
-    _collect(json.loads(sv.schema), "", found, set())
+    if sv.schema_type == "PROTOBUF":
+        found = protobuf_tags.inline_tagged_entities(sv.schema)
+    elif sv.schema_type == "AVRO":
+        _collect(json.loads(sv.schema), "", found, set())
+    else:
+        return []
     wildcard = "*" in wanted
     return [
         {"schemaEntity": {"entityPath": path, "entityType": kind}, "tags": tags}
