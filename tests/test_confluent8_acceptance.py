@@ -268,6 +268,22 @@ PROTO_ACCEPTED = {
         'syntax = "proto3";\npackage p;\n\nmessage M {\n  option map_entry = true;\n\n'
         "  string key = 1;\n  string value = 2;\n}\n"
     ),
+    "custom_option_aggregate": (
+        'syntax = "proto3";\npackage p;\n\noption (foo.limit) = {\n  max: 5,\n  unit: "s"\n};\n\n'
+        'message M {\n  string a = 1 [(foo.bar) = {\n    a: 1,\n    b: "x"\n  }];\n}\n'
+    ),
+    "custom_option_list": (
+        'syntax = "proto3";\npackage p;\n\nmessage M {\n  option (foo.names) = [\n    "a",\n'
+        '    "b"\n  ];\n\n  string a = 1 [(foo.ids) = [\n    1,\n    2\n  ]];\n}\n'
+    ),
+    "custom_option_nested_aggregate": (
+        'syntax = "proto3";\npackage p;\n\nmessage M {\n  option (foo.cfg) = {\n'
+        "    inner: {\n      x: 1\n    },\n    list: [\n      1,\n      2\n    ],\n    e: RED\n"
+        "  };\n\n  string a = 1 [(foo.bar).baz = {\n    x: 1\n  }];\n}\n"
+        "enum E {\n  Z = 0 [(foo.v) = {\n    x: true\n  }];\n}\n\n"
+        "service S {\n  option (foo.s) = {\n    x: 1.5\n  };\n\n"
+        "  rpc Get (M) returns (M) {\n    option (foo.r) = [1];\n  };\n}\n"
+    ),
     "rpc_named_like_message": (
         'syntax = "proto3";\npackage p;\n\nmessage M {\n  string a = 1;\n}\n\n'
         "service S {\n  rpc M (M) returns (M);\n}\n"
@@ -436,3 +452,23 @@ def test_protobuf_enum_service_and_rpc_options_are_printed_as_written(
     assert response.status_code == 200, response.text
     assert client.get("/subjects/s/versions/1/schema").text == WRITTEN_OPTIONS
     assert client.post("/subjects/s", json=body).json()["version"] == 1
+
+
+def test_protobuf_unresolved_aggregate_option_counts_in_the_normalized_schema(
+    client: TestClient,
+) -> None:
+    """An undeclared custom option with an aggregate value is part of the schema: a schema
+    that differs only in its value is another schema, with or without ``normalize``."""
+    text = PROTO_ACCEPTED["custom_option_aggregate"]
+    other = text.replace("max: 5", "max: 6")
+    body = {"schema": text, "schemaType": "PROTOBUF"}
+    assert client.post("/subjects/s/versions", json=body, params={"normalize": "true"}).json() == {
+        "id": 1
+    }
+    lookup = client.post(
+        "/subjects/s", json={**body, "schema": other}, params={"normalize": "true"}
+    )
+    assert lookup.status_code == 404, lookup.text
+    assert lookup.json()["error_code"] == 40403
+    again = client.post("/subjects/s", json=body, params={"normalize": "true"})
+    assert again.status_code == 200, again.text

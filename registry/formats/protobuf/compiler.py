@@ -87,6 +87,8 @@ class Compiled:
 
     main: descriptor_pb2.FileDescriptorProto
     files: tuple[descriptor_pb2.FileDescriptorProto, ...]
+    #: custom options left out of the descriptors (see ``repair``): printed as written
+    unresolved: frozenset[str] = frozenset()
 
 
 def _builtin_roots() -> list[bytes]:
@@ -351,4 +353,4 @@ def compile_proto(text: str, dependencies: Sequence[Dependency]) -> Compiled:
             )
         )
     repairs.undo(files[-1])
-    return Compiled(main=files[-1], files=tuple(files))
+    return Compiled(main=files[-1], files=tuple(files), unresolved=frozenset(repairs.unresolved))

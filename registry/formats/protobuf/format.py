@@ -124,7 +124,10 @@ class ProtobufFormat(SchemaFormat):
         descriptor = _descriptor_from_base64(text)
         if descriptor is not None:
             return self._parse_descriptor(descriptor, deps)
-        return ProtobufSchema(compile_proto(text, deps), deps, SourceHints.of(text))
+        compiled = compile_proto(text, deps)
+        hints = SourceHints.of(text)
+        hints.unresolved = compiled.unresolved
+        return ProtobufSchema(compiled, deps, hints)
 
     def _parse_descriptor(
         self, descriptor: FileDescriptorProto, deps: tuple[Dependency, ...]

@@ -73,6 +73,8 @@ class SourceHints:
     constant_written: dict[tuple[str, str], list[Option]] = field(default_factory=dict)
     service_written: dict[str, list[Option]] = field(default_factory=dict)
     rpc_written: dict[tuple[str, str], list[Option]] = field(default_factory=dict)
+    #: custom options the descriptors do not hold (``Compiled.unresolved``)
+    unresolved: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, text: str) -> SourceHints:
@@ -166,9 +168,28 @@ class Printer:
                 return candidate
         return self.symbols.shortest(full, scope)
 
-    def options(self, opts: object, extra: Sequence[Option] = ()) -> list[Option]:
-        found = self.reader.options(opts) if opts is not None else []  # type: ignore[arg-type]
+    def options(
+        self, opts: object, extra: Sequence[Option] = (), written: list[Option] | None = None
+    ) -> list[Option]:
+        """The descriptor's options (``opts``), with the ``written`` ones the descriptor does
+        not hold (custom options nothing declares)."""
+        found = self._collect(opts, written)
         return self.writer.filter([*found, *extra], self.ignore_extensions)
+
+    def _collect(self, opts: object, written: list[Option] | None) -> list[Option]:
+        found = self.reader.options(opts) if opts is not None else []  # type: ignore[arg-type]
+        if written and self.hints is not None and self.hints.unresolved:
+            unresolved = self.hints.unresolved
+            found += [o for o in written if o.parenthesized and o.name.lstrip(".") in unresolved]
+        return found
+
+    def _raw(self, table: str, key: Any) -> list[Option] | None:
+        """What ``SourceHints.<table>`` holds for ``key`` (None without hints)."""
+        if self.hints is None:
+            return None
+        if table == "file_written":
+            return self.hints.file_written
+        return getattr(self.hints, table).get(key)  # type: ignore[no-any-return]
 
     # ---- file -----------------------------------------------------------------------------
 
@@ -192,7 +213,10 @@ class Printer:
                 public_imports = sorted(set(public_imports))
             out.extend(f'import "{name}";\n' for name in imports)
             out.extend(f'import public "{name}";\n' for name in public_imports)
-        options = self.options(fd.options if fd.HasField("options") else None)
+        options = self.options(
+            fd.options if fd.HasField("options") else None,
+            written=self._raw("file_written", None),
+        )
         if self.hints is not None and not self.normalize and self.hints.file_written:
             # Confluent prints a text schema's options as parsed
             options = self.writer.filter(self.hints.file_written, self.ignore_extensions)
@@ -241,7 +265,9 @@ class Printer:
             # Confluent prints a text schema's options as parsed
             options = self.writer.filter(written, self.ignore_extensions)
         else:
-            options = self.options(message.options if message.HasField("options") else None)
+            options = self.options(
+                message.options if message.HasField("options") else None, written=written
+            )
         if options:
             out.append("\n")
             out.extend(indented(self.writer.statement(o)) for o in options)
@@ -355,7 +381,7 @@ class Printer:
             kept = [o for o in written if o.name not in ("default", "json_name")]
             opts = self.writer.filter([*kept, *options], self.ignore_extensions)
         else:
-            opts = self.options(f.options if f.HasField("options") else None, options)
+            opts = self.options(f.options if f.HasField("options") else None, options, written)
         text = f"{label} " if label else ""
         text += f"{type_text} {f.name} = {f.number}"
         if opts:
@@ -460,7 +486,11 @@ class Printer:
             out.extend(indented(r) for r in reserved)
         raw_options = self._written(self.hints.enum_written, path) if self.hints else None
         if raw_options is None:
-            raw_options = self.reader.options(enum.options) if enum.HasField("options") else []
+            # all of them: Confluent's blank line does not depend on ignore_extensions
+            raw_options = self._collect(
+                enum.options if enum.HasField("options") else None,
+                self._raw("enum_written", path),
+            )
         if not reserved and (raw_options or enum.value):
             out.append("\n")
         options = self.writer.filter(raw_options, self.ignore_extensions)
@@ -478,7 +508,10 @@ class Printer:
             if written is not None:
                 opts = self.writer.filter(written, self.ignore_extensions)
             else:
-                opts = self.options(value.options if value.HasField("options") else None)
+                opts = self.options(
+                    value.options if value.HasField("options") else None,
+                    written=self._raw("constant_written", (path, value.name)),
+                )
             if opts:
                 text += " " + self.writer.options_list(opts)
             out.append(indented(text + ";\n"))
@@ -491,7 +524,10 @@ class Printer:
         if written is not None:
             options = self.writer.filter(written, self.ignore_extensions)
         else:
-            options = self.options(service.options if service.HasField("options") else None)
+            options = self.options(
+                service.options if service.HasField("options") else None,
+                written=self._raw("service_written", service.name),
+            )
         if options:
             out.append("\n")
             out.extend(indented(self.writer.statement(o)) for o in options)
@@ -514,7 +550,10 @@ class Printer:
                 if written is not None:
                     opts = self.writer.filter(written, self.ignore_extensions)
                 else:
-                    opts = self.options(method.options if method.HasField("options") else None)
+                    opts = self.options(
+                        method.options if method.HasField("options") else None,
+                        written=self._raw("rpc_written", (service.name, method.name)),
+                    )
                 if opts:
                     text += " {\n" + "".join(indented(self.writer.statement(o)) for o in opts)
                     text += "}"

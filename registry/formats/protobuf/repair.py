@@ -84,6 +84,9 @@ class Repairs:
     rpcs: list[tuple[str, str, str]] = field(default_factory=list)
     #: (package, name, options message) -> scalar type, or sub-field -> scalar type
     options: dict[tuple[str, str, str], dict[str, str]] = field(default_factory=dict)
+    #: custom options set to an aggregate or a list that nothing declares: left out of the
+    #: compiled text (the printer prints them as written)
+    unresolved: set[str] = field(default_factory=set)
 
     def undo(self, fd: FileDescriptorProto) -> None:
         """Restore what the repairs changed in the schema's own descriptor."""
@@ -143,6 +146,10 @@ def repair(text: str, error: tuple[int, int, str], package: str, repairs: Repair
     match = re.match(r'Option "\(\.?([\w.]+)\)(?:\.[\w.]+)?" unknown', message)
     if match:
         return _declare_option(text, offset, match[1], repairs)
+    match = re.match(r'Option "\(\.?([\w.]+)\)" was already set', message)
+    if match and any(k[0:2] == tuple(match[1].rsplit(".", 1)) for k in repairs.options):
+        # a list (``= [1, 2]``, expanded) of an option declared as a single scalar
+        return _leave_out(text, match[1], repairs)
     if message.startswith("Expected option value") and text[offset : offset + 1] == "[":
         return _expand_list(text, offset)
     return None
@@ -229,6 +236,8 @@ def _declare_option(text: str, offset: int, name: str, repairs: Repairs) -> str 
         return _add_import(text, META_FILE, repairs)
     close = text.find(")", offset)
     value = _SCALAR.match(text, close + 1) if close >= 0 else None
+    if value is None and "." in name and name not in repairs.unresolved:
+        return _leave_out(text, name, repairs)
     if value is None or "." not in name:
         return None
     kind = _options_kind(text, offset)
@@ -245,13 +254,85 @@ def _declare_option(text: str, offset: int, name: str, repairs: Repairs) -> str 
     if subfields and ("" in subfields) != (subfield == ""):
         return None  # set both as a whole and by sub-field
     subfields[subfield] = _scalar_type(value[2])
-    packages = sorted({k[0] for k in repairs.options})
-    for index, pkg in enumerate(packages):
-        file_name = OPTIONS_FILE.replace(".proto", f"_{index}.proto")
-        repairs.files[file_name] = _options_file(pkg, repairs.options)
+    for file_name in _write_options_files(repairs):
         if file_name not in repairs.added_imports:
             text = _add_import(text, file_name, repairs)
     return text
+
+
+def _write_options_files(repairs: Repairs) -> list[str]:
+    """The generated files declaring ``repairs.options`` (one per package), rewritten."""
+    names = []
+    for index, pkg in enumerate(sorted({k[0] for k in repairs.options})):
+        file_name = OPTIONS_FILE.replace(".proto", f"_{index}.proto")
+        repairs.files[file_name] = _options_file(pkg, repairs.options)
+        names.append(file_name)
+    return names
+
+
+def _leave_out(text: str, name: str, repairs: Repairs) -> str | None:
+    """``text`` with every assignment of the custom option ``name`` blanked out (lines and
+    columns kept), the option no longer declared."""
+    if name in repairs.unresolved:
+        return None
+    repairs.unresolved.add(name)
+    package, _, simple = name.rpartition(".")
+    for key in [k for k in repairs.options if k[:2] == (package, simple)]:
+        del repairs.options[key]
+        _write_options_files(repairs)
+    chars = list(text)
+    code = list(_masked(text))
+    option = re.compile(r"\(\s*\.?\s*" + re.escape(name) + r"\s*\)")
+    for match in option.finditer("".join(code)):
+        masked = "".join(code)
+        if masked[match.start()] != "(":
+            continue  # inside an assignment blanked already
+        span = _assignment(masked, match.start())
+        if span is None:
+            return None
+        for i in range(*span):
+            if chars[i] != "\n":
+                chars[i] = code[i] = " "
+    return "".join(chars)
+
+
+def _masked(text: str) -> str:
+    """``text`` with comments blanked and string contents replaced, lengths kept."""
+
+    def blank(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token[0] in "\"'":
+            return token[0] + re.sub(r"[^\n]", "x", token[1:-1]) + token[-1]
+        return re.sub(r"[^\n]", " ", token)
+
+    return re.sub(
+        r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*.*?(?:\*/|\Z)",
+        blank,
+        text,
+        flags=re.DOTALL,
+    )
+
+
+def _assignment(code: str, start: int) -> tuple[int, int] | None:
+    """The span to blank for the option assignment whose name starts at ``start``: the whole
+    ``option ...;`` statement, or the item of a ``[...]`` list with one comma beside it (the
+    whole list when it is the only item)."""
+    before = code[:start].rstrip()
+    if before.endswith("option") and not before[-7:-6].isalnum():
+        for i, ch, depth in unquoted(code, start):
+            if ch == ";" and depth == 0:
+                return len(before) - len("option"), i + 1
+        return None
+    if not before or before[-1] not in "[,":
+        return None
+    for i, ch, depth in unquoted(code, start):
+        if depth == 0 and ch == ",":
+            return (len(before) - 1, i) if before[-1] == "," else (start, i + 1)
+        if depth < 0 and ch == "]":
+            if before[-1] == ",":
+                return len(before) - 1, i
+            return len(before) - 1, i + 1
+    return None
 
 
 def _add_import(text: str, name: str, repairs: Repairs) -> str:
