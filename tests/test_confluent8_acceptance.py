@@ -284,6 +284,14 @@ PROTO_ACCEPTED = {
         "service S {\n  option (foo.s) = {\n    x: 1.5\n  };\n\n"
         "  rpc Get (M) returns (M) {\n    option (foo.r) = [1];\n  };\n}\n"
     ),
+    "plain_unknown_option": (
+        'syntax = "proto3";\npackage p;\n\noption otherOption = 1;\n\nmessage M {\n'
+        '  string a = 1 [\n    otherOption = "foo",\n    deprecated = true\n  ];\n}\n'
+    ),
+    "proto3_enum_first_value_not_zero": (
+        'syntax = "proto3";\npackage p;\n\nmessage M {\n  Kind k = 1;\n\n'
+        "  enum Kind {\n    APPLE = 6;\n    BANANA = 7;\n  }\n}\n"
+    ),
     "rpc_named_like_message": (
         'syntax = "proto3";\npackage p;\n\nmessage M {\n  string a = 1;\n}\n\n'
         "service S {\n  rpc M (M) returns (M);\n}\n"

@@ -2,10 +2,12 @@
 rewrites ``(confluent.message_meta)`` / ``(confluent.field_meta)`` options as
 ``ProtobufSchema.copy(tagsToAdd, tagsToRemove)`` does, and ``findTags`` reads them back.
 
-The expected texts are those of Confluent's ``ProtobufSchemaTest`` (testBasicAddAndRemoveSchemaTags,
-testAddDuplicateTags, testComplexRemove, testOptionalOneOfFieldName, testInvalidPath), with two
-changes protoc needs: the enum's first value is 0 (``APPLE = 6`` in Confluent's text) and
-``otherOption = "foo"`` (an option no descriptor defines) is ``deprecated = true``."""
+The expected texts are those of Confluent's ``ProtobufSchemaTest``
+(testBasicAddAndRemoveSchemaTags, testAddDuplicateTags, testComplexRemove,
+testOptionalOneOfFieldName, testInvalidPath), registered through the API (which accepts them as
+Confluent does: ``APPLE = 6`` first in a proto3 enum, the undeclared ``otherOption``).
+testInvalidPath's field named like its oneof is renamed: protobuf refuses that schema
+(Confluent's registry too, when it builds the descriptor)."""
 
 from __future__ import annotations
 
@@ -55,7 +57,7 @@ message SampleRecord {
   }
   enum Kind {
     option (confluent.enum_meta).tags = "ENUM";
-    APPLE = 0 [(confluent.enum_value_meta) = {
+    APPLE = 6 [(confluent.enum_value_meta) = {
       tags: [
         "CONST"
       ]
@@ -117,7 +119,7 @@ message SampleRecord {
   }
   enum Kind {
     option (confluent.enum_meta).tags = "ENUM";
-    APPLE = 0 [(confluent.enum_value_meta) = {
+    APPLE = 6 [(confluent.enum_value_meta) = {
       tags: [
         "CONST"
       ]
@@ -167,7 +169,7 @@ message SampleRecord {
   }
   enum Kind {
     option (confluent.enum_meta).tags = "ENUM";
-    APPLE = 0 [(confluent.enum_value_meta) = {
+    APPLE = 6 [(confluent.enum_value_meta) = {
       tags: [
         "CONST"
       ]
@@ -224,7 +226,7 @@ COMPLEX = (
     ]
   }];
   int32 my_field4 = 5 [
-    deprecated = true,
+    otherOption = "foo",
     (confluent.field_meta).tags = "PRIVATE"
   ];
   oneof some_val {
@@ -251,7 +253,7 @@ COMPLEX_REMOVED = (
       "PII"
     ]
   }];
-  int32 my_field4 = 5 [deprecated = true];
+  int32 my_field4 = 5 [otherOption = "foo"];
 
   oneof some_val {
     int32 other_id = 11;

@@ -125,8 +125,7 @@ class ProtobufFormat(SchemaFormat):
         if descriptor is not None:
             return self._parse_descriptor(descriptor, deps)
         compiled = compile_proto(text, deps)
-        hints = SourceHints.of(text)
-        hints.unresolved = compiled.unresolved
+        hints = SourceHints.of(text, compiled.unresolved)
         return ProtobufSchema(compiled, deps, hints)
 
     def _parse_descriptor(

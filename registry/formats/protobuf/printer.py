@@ -77,9 +77,10 @@ class SourceHints:
     unresolved: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, text: str) -> SourceHints:
+    def of(cls, text: str, unresolved: frozenset[str] = frozenset()) -> SourceHints:
+        """``unresolved``: the custom options left out of the compiled text."""
         code = _COMMENT_OR_STRING.sub(lambda m: m.group(1) or " ", text)
-        hints = cls(syntax_declared=bool(_SYNTAX.search(code)))
+        hints = cls(syntax_declared=bool(_SYNTAX.search(code)), unresolved=unresolved)
         for match in _FIELD.finditer(code):
             spelled = match.group(2) or match.group(1)
             number = int(match.group(4), 0)
@@ -88,19 +89,19 @@ class SourceHints:
             hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
         hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
         # a ``[...]`` without a custom option prints the same from the descriptor
-        if _OPTION_STATEMENT.search(code) or ("[" in code and "(" in code):
+        if _OPTION_STATEMENT.search(code) or ("[" in code and "(" in code) or unresolved:
             hints._written(parse_elements(text))
         return hints
 
     def _written(self, root: Element) -> None:
         self.file_options = list(dict.fromkeys(option_key(n) for n in root.written.names))
-        if _custom(root.written.options):
+        if self._custom(root.written.options):
             self.file_written = root.written.options
         self._fields("", root)
         for path, element in walk(root):
             options = element.written.options
             if element.kind in ("message", "group", "oneof", "extend"):
-                if element.kind == "message" and _custom(options):
+                if element.kind == "message" and self._custom(options):
                     self.message_written[path] = options  # type: ignore[assignment]
                 self._fields(path, element)
             elif element.kind == "enum":
@@ -117,12 +118,15 @@ class SourceHints:
 
     def _fields(self, path: str, element: Element) -> None:
         for f in element.fields:
-            if _custom(f.written.options):
+            if self._custom(f.written.options):
                 self.field_options.setdefault((path, f.name, f.number), f.written.options)  # type: ignore[arg-type]
 
-
-def _custom(options: list[Option] | None) -> bool:
-    return bool(options) and any(o.parenthesized for o in options)  # type: ignore[union-attr]
+    def _custom(self, options: list[Option] | None) -> bool:
+        """Whether ``options`` set a custom option (printed as written)."""
+        return bool(options) and any(
+            o.parenthesized or o.name in self.unresolved
+            for o in options  # type: ignore[union-attr]
+        )
 
 
 def option_key(written: str) -> str:
@@ -180,7 +184,7 @@ class Printer:
         found = self.reader.options(opts) if opts is not None else []  # type: ignore[arg-type]
         if written and self.hints is not None and self.hints.unresolved:
             unresolved = self.hints.unresolved
-            found += [o for o in written if o.parenthesized and o.name.lstrip(".") in unresolved]
+            found += [o for o in written if o.name.lstrip(".") in unresolved]
         return found
 
     def _raw(self, table: str, key: Any) -> list[Option] | None:

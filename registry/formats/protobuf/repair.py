@@ -14,7 +14,12 @@ protoc returns:
 - a field number used twice in a message: compiled under a free number, then restored;
 - ``option map_entry = true`` on a top-level message: compiled without it, then restored;
 - an rpc named like the message type it takes or returns (protoc resolves the type to the rpc):
-  compiled under another name, then restored.
+  compiled under another name, then restored;
+- a custom option set to an aggregate or a list (``= { a: 1 }``, ``= [1, 2]``) that nothing
+  declares, or an option without parentheses that no options message has (``otherOption =
+  "foo"``): left out of the compiled text (the printer prints it as written);
+- a proto3 enum whose first value is not zero: compiled with a zero value before it, removed
+  afterwards.
 
 Everything else protoc refuses stays refused, with protoc's message.
 """
@@ -25,7 +30,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
+from google.protobuf.descriptor_pb2 import (
+    DescriptorProto,
+    EnumDescriptorProto,
+    FileDescriptorProto,
+)
 
 from registry.formats.protobuf.option_text import unquoted
 
@@ -87,6 +96,8 @@ class Repairs:
     #: custom options set to an aggregate or a list that nothing declares: left out of the
     #: compiled text (the printer prints them as written)
     unresolved: set[str] = field(default_factory=set)
+    #: zero values added before a proto3 enum's first (non-zero) value, removed afterwards
+    zero_values: list[str] = field(default_factory=list)
 
     def undo(self, fd: FileDescriptorProto) -> None:
         """Restore what the repairs changed in the schema's own descriptor."""
@@ -98,6 +109,8 @@ class Repairs:
                 for f in message.field:
                     if f.number == placeholder:
                         f.number = number
+        if self.zero_values:
+            _remove_enum_values(fd, set(self.zero_values))
         for full in self.map_entries:
             message = _message(fd, full)
             if message is not None:
@@ -146,10 +159,15 @@ def repair(text: str, error: tuple[int, int, str], package: str, repairs: Repair
     match = re.match(r'Option "\(\.?([\w.]+)\)(?:\.[\w.]+)?" unknown', message)
     if match:
         return _declare_option(text, offset, match[1], repairs)
+    match = re.match(r'Option "([A-Za-z_]\w*)" unknown', message)
+    if match:  # a plain name no options message has: Confluent ignores it
+        return _leave_out(text, match[1], repairs, plain=True)
     match = re.match(r'Option "\(\.?([\w.]+)\)" was already set', message)
     if match and any(k[0:2] == tuple(match[1].rsplit(".", 1)) for k in repairs.options):
         # a list (``= [1, 2]``, expanded) of an option declared as a single scalar
         return _leave_out(text, match[1], repairs)
+    if message.startswith("The first enum value must be zero"):
+        return _add_zero_value(text, offset, repairs)
     if message.startswith("Expected option value") and text[offset : offset + 1] == "[":
         return _expand_list(text, offset)
     return None
@@ -192,6 +210,39 @@ def _split_top_level(text: str) -> list[str]:
             begin = i + 1
     items.append(text[begin:])
     return [item for item in items if item.strip()]
+
+
+def _add_zero_value(text: str, offset: int, repairs: Repairs) -> str | None:
+    """A proto3 enum whose first value is not zero (Wire does not check it): compiled with a
+    zero value before it."""
+    blocks = _blocks(text, offset)
+    if not blocks or blocks[-1][0] != "enum":
+        return None
+    pattern = re.compile(r"\benum\s+" + re.escape(blocks[-1][1]) + r"\s*\{")
+    openings = list(pattern.finditer(text, 0, offset))
+    if not openings:
+        return None
+    opening = openings[-1]
+    name = f"REGISTRY_ZERO_VALUE_{len(repairs.zero_values)}__"
+    repairs.zero_values.append(name)
+    return text[: opening.end()] + f" {name} = 0;" + text[opening.end() :]
+
+
+def _remove_enum_values(fd: FileDescriptorProto, names: set[str]) -> None:
+    def strip(enums: Iterable[EnumDescriptorProto]) -> None:
+        for enum in enums:
+            kept = [v for v in enum.value if v.name not in names]
+            if len(kept) != len(enum.value):
+                del enum.value[:]
+                enum.value.extend(kept)
+
+    def walk(messages: Iterable[DescriptorProto]) -> None:
+        for message in messages:
+            strip(message.enum_type)
+            walk(message.nested_type)
+
+    strip(fd.enum_type)
+    walk(fd.message_type)
 
 
 def _renumber(text: str, offset: int, number: int, message: str, repairs: Repairs) -> str | None:
@@ -270,9 +321,10 @@ def _write_options_files(repairs: Repairs) -> list[str]:
     return names
 
 
-def _leave_out(text: str, name: str, repairs: Repairs) -> str | None:
-    """``text`` with every assignment of the custom option ``name`` blanked out (lines and
-    columns kept), the option no longer declared."""
+def _leave_out(text: str, name: str, repairs: Repairs, *, plain: bool = False) -> str | None:
+    """``text`` with every assignment of the custom option ``name`` (``plain``: of the option
+    named without parentheses) blanked out, lines and columns kept; the option no longer
+    declared."""
     if name in repairs.unresolved:
         return None
     repairs.unresolved.add(name)
@@ -282,18 +334,23 @@ def _leave_out(text: str, name: str, repairs: Repairs) -> str | None:
         _write_options_files(repairs)
     chars = list(text)
     code = list(_masked(text))
-    option = re.compile(r"\(\s*\.?\s*" + re.escape(name) + r"\s*\)")
+    if plain:
+        option = re.compile(r"(?<![\w.)])" + re.escape(name) + r"(?=\s*[=.])")
+    else:
+        option = re.compile(r"\(\s*\.?\s*" + re.escape(name) + r"\s*\)")
+    blanked = False
     for match in option.finditer("".join(code)):
         masked = "".join(code)
-        if masked[match.start()] != "(":
+        if masked[match.start()] == " ":
             continue  # inside an assignment blanked already
         span = _assignment(masked, match.start())
         if span is None:
-            return None
+            continue  # not an option assignment (a field of that name, a map key)
+        blanked = True
         for i in range(*span):
             if chars[i] != "\n":
                 chars[i] = code[i] = " "
-    return "".join(chars)
+    return "".join(chars) if blanked else None
 
 
 def _masked(text: str) -> str:
