@@ -66,12 +66,6 @@ class Element:
     fields: list[FieldElement] = field(default_factory=list)
     children: list[Element] = field(default_factory=list)
 
-    def child(self, kind: str, name: str) -> Element | None:
-        return next((c for c in self.children if c.kind == kind and c.name == name), None)
-
-    def find_field(self, name: str) -> FieldElement | None:
-        return next((f for f in self.fields if f.name == name), None)
-
 
 class _Tokens:
     """The tokens of a text (comments left out). Where each stands in the text is worked out
