@@ -21,7 +21,6 @@ from typing import Any
 from registry import errors, reads, registration
 from registry.core import Registry, SchemaRequest
 from registry.formats.json_schema.tag_paths import find_entity
-from registry.formats.protobuf import tag_paths as protobuf_tags
 from registry.lookups import CONFLUENT_VERSION
 from registry.registration import Registered
 from registry.rulesets import merge_rule_sets, validate_rule_set
@@ -127,6 +126,9 @@ def _tagged(
     if not to_add and not to_remove:
         return sv.schema
     if sv.schema_type == "PROTOBUF":
+        # the Protobuf format is an optional plug-in (it needs grpcio-tools): imported on use
+        from registry.formats.protobuf import tag_paths as protobuf_tags
+
         try:
             return protobuf_tags.modify_tags(sv.schema, to_add, to_remove)
         except protobuf_tags.TagPathError as exc:
@@ -201,7 +203,9 @@ def tagged_entities(sv: SchemaVersion, wanted: list[str]) -> list[dict[str, Any]
     order, as ``SchemaTags`` entries. JSON Schemas have none here."""
     found: dict[tuple[str, str], list[str]] = {}
     if sv.schema_type == "PROTOBUF":
-        found = protobuf_tags.inline_tagged_entities(sv.schema)
+        from registry.formats.protobuf.tag_paths import inline_tagged_entities
+
+        found = inline_tagged_entities(sv.schema)
     elif sv.schema_type == "AVRO":
         _collect(json.loads(sv.schema), "", found, set())
     else:
