@@ -65,7 +65,7 @@ class LiveServer:
         self.env = {**os.environ, **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 30) -> None:
+    def start(self, timeout: float = 120) -> None:
         log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
             [

@@ -61,7 +61,7 @@ class Server:
         self.verify = verify
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 30) -> Server:
+    def start(self, timeout: float = 120) -> Server:
         log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "registry.cli", "serve", "--port", str(self.port), *self.args],

@@ -169,7 +169,7 @@ def test_hashes_are_salted_and_verified() -> None:
 def test_missing_users_file_stops_the_server_at_start(tmp_path: Path) -> None:
     server = Server(tmp_path, {"SCHEMA_REGISTRY_AUTH_USERS_FILE": str(tmp_path / "absent")})
     with pytest.raises(RuntimeError, match="server exited"):
-        server.start(timeout=20)
+        server.start()
     assert server.proc is not None and server.proc.returncode == 2
     assert "authentication is misconfigured" in server.log()
 

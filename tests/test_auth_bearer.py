@@ -210,5 +210,5 @@ def test_unusable_keys_file_stops_the_server(tmp_path: Path) -> None:
     keys.write_text("not a key")
     server = Server(tmp_path, {"SCHEMA_REGISTRY_AUTH_JWT_KEYS_FILE": str(keys)})
     with pytest.raises(RuntimeError, match="server exited"):
-        server.start(timeout=20)
+        server.start()
     assert "no PEM public key, certificate or JWKS found" in server.log()
