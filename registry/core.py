@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from registry import errors, records
 from registry.formats.base import Dependency, InvalidSchemaError, ParsedSchema, SchemaFormat
-from registry.records import RecordKey
+from registry.records import Record, RecordKey
 from registry.settings import Settings
 from registry.state import SchemaVersion, State
 from registry.store.base import LogStore
@@ -58,6 +58,23 @@ class SchemaRequest:
         )
 
 
+#: the most writes one store transaction takes (the rest wait for the next)
+MAX_BATCH = 1000
+
+
+class _Pending:
+    """A write waiting in the group-commit queue."""
+
+    __slots__ = ("decide", "done", "error", "result", "staged")
+
+    def __init__(self, decide: Callable[[], tuple[Sequence[Draft], Any]]) -> None:
+        self.decide = decide
+        self.done = False
+        self.error: BaseException | None = None
+        self.result: Any = None
+        self.staged = 0
+
+
 class Registry:
     """One registry instance: applies the store's log to its state and serialises writes."""
 
@@ -72,6 +89,8 @@ class Registry:
         self.formats: dict[str, SchemaFormat] = dict(formats or default_formats(self.settings))
         self.state = State()
         self._write_lock = threading.RLock()
+        self._queue_lock = threading.Lock()
+        self._queue: list[_Pending] = []
         self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema] = OrderedDict()
         self._parse_cache_size = self.settings.parse_cache_size
         self._stop = threading.Event()
@@ -116,24 +135,99 @@ class Registry:
     # ---- the write path -------------------------------------------------------------------
 
     def write(self, decide: Callable[[], tuple[Sequence[Draft], T]]) -> T:
-        """Catch up under the store's exclusive lock, let ``decide`` validate against the
-        current state and return records to append plus a result, append, apply, return."""
+        """Run ``decide`` on the write path and return its result once its records are durable
+        in the store and applied to the state (or raise its error).
+
+        Group commit: writes that arrive while a commit is in flight queue up; the next thread
+        to take the write lock takes the whole queue and commits it as one batch
+        (:meth:`_commit_batch`), so the answers are exactly those of running the writes one
+        after another, at the cost of one store transaction per batch."""
+        pending = _Pending(decide)
+        with self._queue_lock:
+            self._queue.append(pending)
         with self._write_lock:
+            while not pending.done:
+                with self._queue_lock:
+                    batch = self._queue[:MAX_BATCH]
+                    del self._queue[:MAX_BATCH]
+                try:
+                    self._commit_batch(batch)
+                finally:
+                    for queued in batch:  # whatever went wrong, nobody waits for ever
+                        if not queued.done:
+                            queued.error = queued.error or errors.store_error(
+                                "Error while writing to the store"
+                            )
+                            queued.done = True
+        assert pending.done
+        if pending.error is not None:
+            raise pending.error
+        return pending.result  # type: ignore[no-any-return]
+
+    def _commit_batch(self, batch: list[_Pending]) -> None:
+        """Catch up under the store's exclusive lock; decide the writes one after another, each
+        against the state plus the records the earlier ones drafted (applied tentatively, with
+        offset and timestamp -1); append every draft in one store transaction; then undo the
+        tentative records and apply the committed ones (offsets and timestamps assigned), so
+        the state is exactly what replaying the log gives. A write whose ``decide`` raises
+        fails alone. When the transaction fails, the tentative records are undone and every
+        write decided after the first one that drafted records fails with the store's error
+        (their answers may rest on records that were never stored)."""
+        first_draft: int | None = None
+        tentative = False
+        try:
             try:
                 with self.store.exclusive() as txn:
                     self.state.apply_all(txn.read_after(self.state.offset))
-                    drafts, result = decide()
-                    if drafts:
-                        txn.append(
-                            [(key.to_bytes(), records.encode_value(value)) for key, value in drafts]
-                        )
+                    self.state.begin_tentative()
+                    tentative = True
+                    staged: list[tuple[bytes, bytes | None]] = []
+                    for index, pending in enumerate(batch):
+                        self._decide_one(pending, staged)
+                        if pending.staged and first_draft is None:
+                            first_draft = index
+                    if staged:
+                        txn.append(staged)
             except errors.RegistryError:
                 raise
             except Exception as exc:
                 log.exception("store write failed")
                 raise errors.store_error(f"Error while writing to the store: {exc}") from exc
-            self.state.apply_all(txn.appended)
-            return result
+        except errors.RegistryError as exc:
+            if tentative:
+                self.state.rollback()
+            if not tentative:
+                start = 0  # nothing was decided
+            elif first_draft is None:
+                start = len(batch)  # every answer rests on committed records only
+            else:
+                start = first_draft
+            for pending in batch[start:]:
+                pending.result = None
+                pending.error = _clone_error(exc)
+            for pending in batch:
+                pending.done = True
+            return
+        self.state.rollback()
+        self.state.apply_all(txn.appended)
+        for pending in batch:
+            pending.done = True
+
+    def _decide_one(self, pending: _Pending, staged: list[tuple[bytes, bytes | None]]) -> None:
+        try:
+            drafts, pending.result = pending.decide()
+            encoded = [(key.to_bytes(), records.encode_value(value)) for key, value in drafts]
+        except errors.RegistryError as exc:
+            pending.error = exc
+            return
+        except Exception as exc:
+            log.exception("deciding a write failed")
+            pending.error = errors.store_error(f"Error while writing to the store: {exc}")
+            return
+        for key, value in encoded:
+            self.state.apply(Record(key=key, value=value, offset=-1, timestamp=-1))
+        staged.extend(encoded)
+        pending.staged = len(encoded)
 
     # ---- shared rules ---------------------------------------------------------------------
 
@@ -293,6 +387,15 @@ class Registry:
         if not subject:
             return None
         return parse_subject(subject).context_key if subject != GLOBAL_KEY else GLOBAL_KEY
+
+
+def _clone_error(exc: errors.RegistryError) -> errors.RegistryError:
+    """A copy of ``exc`` for each writer of a failed batch (each thread raises its own)."""
+    clone = type(exc).__new__(type(exc))
+    clone.__dict__.update(exc.__dict__)
+    clone.args = exc.args
+    clone.__cause__ = exc.__cause__
+    return clone
 
 
 def _is_scope_key(subject: str) -> bool:

@@ -44,7 +44,9 @@ def register(reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool
         existing = lookup_in_subject(
             reg, subject, req, normalize=normalize, latest_only=req.version == LATEST
         )
-        if existing is not None:
+        # a version with timestamp -1 is a tentative record of a batch being committed
+        # (``Registry.write``): answering with it could acknowledge what is never stored
+        if existing is not None and existing.ts >= 0:
             if req.version in (None, 0, LATEST):
                 if req.id is None or req.id < 0 or req.id == existing.id:
                     return Registered(existing, existing.id, modified=False)

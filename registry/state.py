@@ -103,6 +103,46 @@ class State:
         self.configs: dict[str | None, Setting] = {}
         self.modes: dict[str | None, Setting] = {}
         self.skipped = 0
+        #: while not None, every change made by :meth:`apply` is journaled here so that
+        #: :meth:`rollback` can undo it (the write path's tentative batch; see ``Registry.write``)
+        self._journal: list[tuple[Any, Any, Any, bool]] | None = None
+
+    # ---- tentative application (group commit) ---------------------------------------------
+
+    def begin_tentative(self) -> None:
+        """Journal every change from now on until :meth:`rollback` or :meth:`end_tentative`."""
+        self._journal = []
+
+    def rollback(self) -> None:
+        """Undo every change made since :meth:`begin_tentative`, newest first."""
+        journal, self._journal = self._journal, None
+        for target, name, old, is_attr in reversed(journal or []):
+            if is_attr:
+                setattr(target, name, old)
+            elif old is _MISSING:
+                target.pop(name, None)
+            else:
+                target[name] = old
+
+    def end_tentative(self) -> None:
+        self._journal = None
+
+    def _put(self, table: dict[Any, Any], name: Any, value: Any) -> None:
+        if self._journal is not None:
+            self._journal.append((table, name, table.get(name, _MISSING), False))
+        table[name] = value
+
+    def _drop(self, table: dict[Any, Any], name: Any) -> None:
+        if name not in table:
+            return
+        if self._journal is not None:
+            self._journal.append((table, name, table[name], False))
+        del table[name]
+
+    def _set(self, target: Any, name: str, value: Any) -> None:
+        if self._journal is not None:
+            self._journal.append((target, name, getattr(target, name), True))
+        setattr(target, name, value)
 
     # ---- applying records ----------------------------------------------------------------
 
@@ -119,7 +159,7 @@ class State:
             key = records.decode_key(record.key)
             value = records.decode_value(record.value)
         except RecordFormatError as exc:
-            self.skipped += 1
+            self._set(self, "skipped", self.skipped + 1)
             log.warning("skipping record at offset %s: %s", record.offset, exc)
             return
         handler = _HANDLERS[key.keytype]
@@ -132,12 +172,12 @@ class State:
         if value is None:
             if old is not None:
                 self._unindex(ctx, old)
-                _drop_version(ctx, subject, old.version)
+                self._drop_version(ctx, subject, old.version)
             return
         try:
             sv = _schema_version(value, key, record)
         except (KeyError, TypeError, ValueError) as exc:
-            self.skipped += 1
+            self._set(self, "skipped", self.skipped + 1)
             log.warning("skipping malformed SCHEMA record at offset %s: %s", record.offset, exc)
             return
         holders = ctx.ids.get(sv.id)
@@ -148,7 +188,7 @@ class State:
                 and owner.digest != sv.digest
                 and (subject, sv.version) not in {(s, v) for s, v in holders.items()}
             ):
-                self.skipped += 1
+                self._set(self, "skipped", self.skipped + 1)
                 log.warning(
                     "skipping SCHEMA record at offset %s: id %s already belongs to another schema",
                     record.offset,
@@ -158,13 +198,16 @@ class State:
         if old is not None:
             self._unindex(ctx, old)
         # copy-on-write: readers iterate these small dicts without the write lock
-        ctx.subjects[subject] = {**ctx.subjects.get(subject, {}), sv.version: sv}
-        ctx.ids[sv.id] = {**ctx.ids.get(sv.id, {}), subject: sv.version}
-        ctx.hashes.setdefault(sv.digest, sv.id)
-        ctx.max_id = max(ctx.max_id, sv.id)
+        self._put(ctx.subjects, subject, {**ctx.subjects.get(subject, {}), sv.version: sv})
+        self._put(ctx.ids, sv.id, {**ctx.ids.get(sv.id, {}), subject: sv.version})
+        if sv.digest not in ctx.hashes:
+            self._put(ctx.hashes, sv.digest, sv.id)
+        if sv.id > ctx.max_id:
+            self._set(ctx, "max_id", sv.id)
         for ref in sv.references:
             target = (parse_subject(subject).sibling(str(ref["subject"])).qualified, ref["version"])
-            ctx.referrers.setdefault(target, set()).add((subject, sv.version))
+            referrers = {*ctx.referrers.get(target, ()), (subject, sv.version)}
+            self._put(ctx.referrers, target, referrers)
 
     def _unindex(self, ctx: ContextState, sv: SchemaVersion) -> None:
         holders = ctx.ids.get(sv.id)
@@ -176,21 +219,24 @@ class State:
                     holders[sv.subject] = version
                     break
             if holders:
-                ctx.ids[sv.id] = holders
+                self._put(ctx.ids, sv.id, holders)
             else:
-                del ctx.ids[sv.id]
+                self._drop(ctx.ids, sv.id)
                 if ctx.hashes.get(sv.digest) == sv.id:
-                    del ctx.hashes[sv.digest]
+                    self._drop(ctx.hashes, sv.digest)
         for ref in sv.references:
             target = (
                 parse_subject(sv.subject).sibling(str(ref["subject"])).qualified,
                 ref["version"],
             )
             refs = ctx.referrers.get(target)
-            if refs is not None:
-                refs.discard((sv.subject, sv.version))
-                if not refs:
-                    del ctx.referrers[target]
+            if refs is not None and (sv.subject, sv.version) in refs:
+                # copy-on-write like the other indexes (and so a rollback can restore the set)
+                remaining = refs - {(sv.subject, sv.version)}
+                if remaining:
+                    self._put(ctx.referrers, target, remaining)
+                else:
+                    self._drop(ctx.referrers, target)
 
     def _apply_delete_subject(
         self, key: RecordKey, value: dict[str, Any] | None, record: Record
@@ -201,7 +247,7 @@ class State:
         up_to = value.get("version")
         for version, sv in self.context_of(subject).versions(subject).items():
             if up_to is None or version <= up_to:
-                sv.deleted = True
+                self._set(sv, "deleted", True)
 
     def _apply_clear_subject(
         self, key: RecordKey, value: dict[str, Any] | None, record: Record
@@ -215,7 +261,7 @@ class State:
         for target in targets:
             for sv in [sv for sv in ctx.subjects[target].values() if sv.deleted]:
                 self._unindex(ctx, sv)
-                _drop_version(ctx, target, sv.version)
+                self._drop_version(ctx, target, sv.version)
 
     def _apply_config(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         self._apply_setting(self.configs, key, value)
@@ -223,35 +269,43 @@ class State:
     def _apply_mode(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         self._apply_setting(self.modes, key, value)
 
-    @staticmethod
     def _apply_setting(
-        table: dict[str | None, Setting], key: RecordKey, value: dict[str, Any] | None
+        self, table: dict[str | None, Setting], key: RecordKey, value: dict[str, Any] | None
     ) -> None:
         subject = key.subject
         if value is None:
-            table.pop(subject, None)
+            self._drop(table, subject)
             return
         clean = {k: v for k, v in value.items() if k not in ("subject", "offset", "ts")}
-        table[subject] = Setting(clean, key.to_bytes())
+        self._put(table, subject, Setting(clean, key.to_bytes()))
 
     def _apply_context(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         name = key.context or DEFAULT_CONTEXT
         if value is None:
-            self.context_records.pop(name, None)
+            self._drop(self.context_records, name)
         else:
-            self.context_records[name] = key.to_bytes()
-            self.contexts.setdefault(name, ContextState(name))
+            self._put(self.context_records, name, key.to_bytes())
+            if name not in self.contexts:
+                self._put(self.contexts, name, ContextState(name))
 
     def _apply_noop(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         return
 
     # ---- lookups --------------------------------------------------------------------------
 
+    def _drop_version(self, ctx: ContextState, subject: str, version: int) -> None:
+        remaining = {v: sv for v, sv in ctx.subjects.get(subject, {}).items() if v != version}
+        if remaining:
+            self._put(ctx.subjects, subject, remaining)
+        else:
+            self._drop(ctx.subjects, subject)
+
     def context_of(self, subject: str) -> ContextState:
         name = parse_subject(subject).context
         ctx = self.contexts.get(name)
         if ctx is None:
-            ctx = self.contexts[name] = ContextState(name)
+            ctx = ContextState(name)
+            self._put(self.contexts, name, ctx)
         return ctx
 
     def find_context(self, name: str) -> ContextState | None:
@@ -272,12 +326,7 @@ class State:
         return sorted(names, key=lambda n: (n != DEFAULT_CONTEXT, n))
 
 
-def _drop_version(ctx: ContextState, subject: str, version: int) -> None:
-    remaining = {v: sv for v, sv in ctx.subjects.get(subject, {}).items() if v != version}
-    if remaining:
-        ctx.subjects[subject] = remaining
-    else:
-        ctx.subjects.pop(subject, None)
+_MISSING = object()
 
 
 def _schema_version(value: dict[str, Any], key: RecordKey, record: Record) -> SchemaVersion:
