@@ -59,6 +59,8 @@ class SchemaRequest:
         )
 
 
+#: records applied at once after which the state is frozen out of the garbage collector
+FREEZE_AFTER = 10_000
 #: the most writes one store transaction takes (the rest wait for the next)
 MAX_BATCH = 1000
 
@@ -128,7 +130,12 @@ class Registry:
     def refresh(self) -> None:
         """Apply records other processes have committed since our last one."""
         with self._write_lock:
-            self.state.apply_all(self.store.read_after(self.state.offset))
+            batch = self.store.read_after(self.state.offset)
+            self.state.apply_all(batch)
+        if len(batch) >= FREEZE_AFTER:
+            # a replay going on in the background (Kafka): keep its objects out of the
+            # collector's full passes too, as :meth:`start` does
+            gc.freeze()
 
     def _poll(self) -> None:
         while not self._stop.wait(self.settings.poll_interval):
