@@ -107,6 +107,8 @@ class Registry:
         for record in self.store.iter_all():
             self.state.apply(record)
             count += 1
+            if count % FREEZE_AFTER == 0:
+                gc.freeze()  # the collector's full passes would walk the replayed state again
         # the replayed state is millions of long-lived objects: without this every full
         # garbage collection walks them all (registration cost 3x at 200,000 records)
         gc.collect()
