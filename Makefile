@@ -17,6 +17,7 @@ run: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	bash scripts/postgres install
+	bash scripts/chromium install
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,3 +42,19 @@ def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
             time.sleep(0.1)
     proc.kill()
     raise RuntimeError("server did not start: " + (tmp / "server.log").read_text())
+
+
+@contextmanager
+def registry_url(url: str | None) -> Iterator[str]:
+    """``url`` when one is given (an existing registry), else ours started on a temporary
+    SQLite file for the ``with`` block and stopped (SIGTERM) after it."""
+    if url is not None:
+        yield url
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, started = start_server(Path(tmp))
+        try:
+            yield started
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=20)

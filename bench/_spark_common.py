@@ -38,31 +38,45 @@ class BenchRun:
     tmp: Path  # scratch directory, removed afterwards
 
 
+_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.memory": "2g",
+}
+
+
 @contextmanager
-def bench_run(master: str, *, jars: bool) -> Iterator[BenchRun]:
-    """A registry server, a SparkSession on ``master`` (with the connector jars if ``jars``) and
-    a scratch directory; all three are gone afterwards."""
+def bench_run(master: str, *, jars: bool, connect: bool = False) -> Iterator[BenchRun]:
+    """A registry server, a SparkSession on ``master`` (with the connector jars if ``jars``;
+    with ``connect``, a client of a local Spark Connect server started here) and a scratch
+    directory; all are gone afterwards."""
     os.environ["PYSPARK_PYTHON"] = sys.executable
-    jar_list = spark_jars() if jars else None
+    conf = dict(_CONF, **({"spark.jars": spark_jars()} if jars else {}))
     from pyspark.sql import SparkSession
 
     tmp = Path(tempfile.mkdtemp(prefix="spark-bench-"))
     proc, url = start_server(tmp)
-    builder = SparkSession.builder.master(master)
-    if jar_list is not None:
-        builder = builder.config("spark.jars", jar_list)
-    spark = (
-        builder.config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "2g")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    server = None
     try:
-        yield BenchRun(spark, url, tmp)
+        if connect:
+            from tests.fixtures.spark import ConnectServer
+
+            server = ConnectServer({**conf, "spark.master": master}, tmp)
+            spark = SparkSession.builder.remote(server.__enter__()).getOrCreate()
+        else:
+            builder = SparkSession.builder.master(master)
+            for key, value in conf.items():
+                builder = builder.config(key, value)
+            spark = builder.getOrCreate()
+            spark.sparkContext.setLogLevel("ERROR")
+        try:
+            yield BenchRun(spark, url, tmp)
+        finally:
+            spark.stop()
     finally:
-        spark.stop()
+        if server is not None:
+            server.__exit__()
         proc.terminate()
         proc.wait(timeout=30)
         shutil.rmtree(tmp, ignore_errors=True)

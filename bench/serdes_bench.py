@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import io
 import json
 import os
 import platform
-import signal
 import subprocess
 import sys
 import tempfile
@@ -36,7 +34,9 @@ sys.path.insert(0, str(ROOT))
 
 from confluent_kafka.serialization import MessageField, SerializationContext  # noqa: E402
 
-from bench._server import start_server  # noqa: E402
+from bench._raw_avro import raw_avro  # noqa: E402
+from bench._server import registry_url  # noqa: E402
+from bench.encryption_rows import bench_encryption  # noqa: E402
 
 # -- the registry ------------------------------------------------------------------------------
 
@@ -148,14 +148,7 @@ def bench_avro(url: str, n: int, rounds: int) -> list[tuple[str, str, float, flo
     theirs_client, ours_client = CClient({"url": url}), SchemaRegistryClient({"url": url})
     c_ser, o_ser = CSer(theirs_client, schema_str), AvroSerializer(ours_client, schema_str)
     c_de, o_de = CDe(theirs_client), AvroDeserializer(ours_client)
-
-    def raw_ser(rec: Any, _ctx: Any = None) -> bytes:
-        out = io.BytesIO()
-        fastavro.schemaless_writer(out, parsed, rec)
-        return out.getvalue()
-
-    def raw_de(body: bytes, _ctx: Any = None) -> Any:
-        return fastavro.schemaless_reader(io.BytesIO(body), parsed, None)
+    raw_ser, raw_de = raw_avro(parsed)
 
     framed = [o_ser(r, ctx) for r in records]
     for rec, ours in zip(records[:2000], framed[:2000], strict=True):
@@ -374,6 +367,171 @@ def bench_json(url: str, n: int, rounds: int) -> list[tuple[str, str, float, flo
     ]
 
 
+# -- data-contract rules -----------------------------------------------------------------------
+
+RULE_ROWS = [
+    ("CEL condition", "serialize"),
+    ("CEL_FIELD transform", "serialize"),
+    ("JSONata migration", "deserialize"),
+]
+
+
+def _register_ruled(client: Any, subject: str, schema: dict[str, Any], **rule_set: Any) -> None:
+    from serdes import Metadata, RuleSet, Schema
+
+    metadata = rule_set.pop("metadata", None)
+    client.register_schema(
+        subject,
+        Schema(
+            json.dumps(schema),
+            "AVRO",
+            [],
+            Metadata(doc=metadata) if metadata else None,
+            RuleSet(doc=rule_set) if rule_set else None,
+        ),
+    )
+
+
+def bench_rules(url: str, n: int, rounds: int) -> list[tuple[str, str, float, float, float]]:
+    """Avro with rules: (rule, direction, serdes without the rule, confluent-kafka, serdes)."""
+    import copy
+
+    from confluent_kafka.schema_registry import SchemaRegistryClient as CClient
+    from confluent_kafka.schema_registry.avro import AvroDeserializer as CDe
+    from confluent_kafka.schema_registry.avro import AvroSerializer as CSer
+    from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor as CCel
+    from confluent_kafka.schema_registry.rules.cel.cel_field_executor import (
+        CelFieldExecutor as CCelField,
+    )
+    from confluent_kafka.schema_registry.rules.jsonata.jsonata_executor import (
+        JsonataExecutor as CJsonata,
+    )
+
+    from serdes import SchemaRegistryClient
+    from serdes.avro import AvroDeserializer, AvroSerializer
+    from serdes.rules.cel import CelExecutor, CelFieldExecutor
+    from serdes.rules.jsonata import JsonataExecutor
+
+    for executor in (CCel, CCelField, CJsonata, CelExecutor, CelFieldExecutor, JsonataExecutor):
+        executor.register()
+    theirs_client, ours_client = CClient({"url": url}), SchemaRegistryClient({"url": url})
+    latest = {"auto.register.schemas": False, "use.latest.version": True}
+    records = [avro_record(i) for i in range(n)]
+    tagged = copy.deepcopy(AVRO_SCHEMA)
+    tagged["fields"][1]["confluent:tags"] = ["PII"]
+    rows: list[tuple[str, str, float, float, float]] = []
+
+    def rule(name: str, kind: str, mode: str, kind_type: str, expr: str, **extra: Any) -> Any:
+        return {"name": name, "kind": kind, "mode": mode, "type": kind_type, "expr": expr, **extra}
+
+    def serialize_row(label: str, rules: list[Any], schema: dict[str, Any]) -> None:
+        ctx = SerializationContext(f"bench-rules-{label.split()[0].lower()}", MessageField.VALUE)
+        plain_ctx = SerializationContext(ctx.topic + "-plain", MessageField.VALUE)
+        _register_ruled(ours_client, f"{ctx.topic}-value", schema, domainRules=rules)
+        _register_ruled(ours_client, f"{plain_ctx.topic}-value", schema)
+        text = json.dumps(schema)
+        c_ser = CSer(theirs_client, text, conf=dict(latest))
+        o_ser = AvroSerializer(ours_client, text, conf=dict(latest))
+        plain = AvroSerializer(ours_client, text, conf=dict(latest))
+        mine, theirs = copy.deepcopy(records), copy.deepcopy(records)
+        for a, b in zip(mine[:500], theirs[:500], strict=True):
+            assert o_ser(a, ctx)[5:] == c_ser(b, ctx)[5:], f"{label}: bytes differ"
+        few = max(500, n // 20)  # confluent-kafka's rules are slow: fewer records
+        result = best(
+            {
+                "plain": lambda r, _c: plain(r, plain_ctx),
+                "confluent": c_ser,
+                "serdes": o_ser,
+            },
+            {"plain": copy.deepcopy(records), "confluent": theirs[:few], "serdes": mine},
+            rounds,
+            ctx,
+        )
+        rows.append((label, "serialize", result["plain"], result["confluent"], result["serdes"]))
+
+    serialize_row(
+        "CEL condition",
+        [
+            rule(
+                "valid", "CONDITION", "WRITE", "CEL",
+                "message.quantity >= 0 && message.customer.startsWith('customer')",
+            )
+        ],
+        AVRO_SCHEMA,
+    )  # fmt: skip
+    serialize_row(
+        "CEL_FIELD transform",
+        [
+            rule(
+                "mask", "TRANSFORM", "WRITE", "CEL_FIELD",
+                "value.startsWith('customer') ? 'c***' : value", tags=["PII"],
+            )
+        ],
+        tagged,
+    )  # fmt: skip
+
+    # JSONata migration on read: frames written as v1, read as the latest v2.
+    v1 = {
+        "type": "record",
+        "name": "Widget",
+        "fields": [{"name": "name", "type": "string"}, {"name": "size", "type": "int"}],
+    }
+    v2 = {
+        "type": "record",
+        "name": "Widget",
+        "fields": [{"name": "name", "type": "string"}, {"name": "height", "type": "int"}],
+    }
+    ctx = SerializationContext("bench-rules-jsonata", MessageField.VALUE)
+    subject = f"{ctx.topic}-value"
+    ours_client.set_compatibility(subject, "NONE")
+    _register_ruled(ours_client, subject, v1, metadata={"properties": {"v": "1"}})
+    up = "$merge([$sift($, function($v, $k) {$k != 'size'}), {'height': $.'size'}])"
+    _register_ruled(
+        ours_client,
+        subject,
+        v2,
+        metadata={"properties": {"v": "2"}},
+        migrationRules=[rule("up", "TRANSFORM", "UPGRADE", "JSONATA", up)],
+    )
+    old = AvroSerializer(
+        ours_client,
+        json.dumps(v1),
+        conf={"auto.register.schemas": False, "use.latest.with.metadata": {"v": "1"}},
+    )
+    frames = [old({"name": f"w{i}", "size": i}, ctx) for i in range(n)]
+    plain_de = AvroDeserializer(ours_client)
+    c_de = CDe(theirs_client, conf={"use.latest.version": True})
+    o_de = AvroDeserializer(ours_client, conf={"use.latest.version": True})
+    for frame in frames[:500]:
+        assert o_de(frame, ctx) == c_de(frame, ctx), "JSONata: values differ"
+    few = max(500, n // 20)
+    result = best(
+        {"plain": plain_de, "confluent": c_de, "serdes": o_de},
+        {"plain": frames, "confluent": frames[:few], "serdes": frames},
+        rounds,
+        ctx,
+    )
+    rows.append(
+        ("JSONata migration", "deserialize", result["plain"], result["confluent"], result["serdes"])
+    )
+    return rows
+
+
+def rules_table(rows: list[tuple[str, str, float, float, float]]) -> str:
+    lines = [
+        "| rule (Avro) | direction | confluent-kafka rec/s | serdes rec/s "
+        "| serdes / confluent-kafka | serdes without rules rec/s | the rule's cost |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for rule, direction, plain, theirs, ours in rows:
+        cost = (1 / ours - 1 / plain) / (1 / plain)
+        lines.append(
+            f"| {rule} | {direction} | {theirs:,.0f} | {ours:,.0f} | {ours / theirs:.2f}x "
+            f"| {plain:,.0f} | {cost:+.0%} |"
+        )
+    return "\n".join(lines)
+
+
 # -- report ------------------------------------------------------------------------------------
 
 
@@ -396,31 +554,30 @@ def main() -> None:
     parser.add_argument("--url", help="an existing registry (default: start ours)")
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--formats", default="avro,protobuf,json")
+    parser.add_argument("--formats", default="avro,protobuf,json,rules,encryption")
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = None
-        url = args.url
-        if url is None:
-            proc, url = start_server(Path(tmp))
-        try:
-            rows: list[tuple[str, str, float, float, float]] = []
-            formats = args.formats.split(",")
-            benches = {"avro": bench_avro, "protobuf": bench_protobuf, "json": bench_json}
-            for name in formats:
-                if name in benches:
-                    rows.extend(benches[name](url, args.records, args.rounds))
-        finally:
-            if proc is not None:
-                proc.send_signal(signal.SIGTERM)
-                proc.wait(timeout=20)
+    with registry_url(args.url) as url:
+        rows: list[tuple[str, str, float, float, float]] = []
+        rule_rows: list[tuple[str, str, float, float, float]] = []
+        formats = args.formats.split(",")
+        benches = {"avro": bench_avro, "protobuf": bench_protobuf, "json": bench_json}
+        benches["encryption"] = lambda u, n, r: bench_encryption(u, n, r, best)
+        for name in formats:
+            if name in benches:
+                rows.extend(benches[name](url, args.records, args.rounds))
+        if "rules" in formats:
+            rule_rows = bench_rules(url, args.records, args.rounds)
     print(
         f"{args.records:,} records, best of {args.rounds} rounds, one thread; "
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, "
         f"{dt.date.today().isoformat()}\n"
     )
-    print(table(rows))
+    if rows:
+        print(table(rows))
+    if rule_rows:
+        print("\nData-contract rules (rule's cost: extra time per record over serdes without it)\n")
+        print(rules_table(rule_rows))
 
 
 if __name__ == "__main__":

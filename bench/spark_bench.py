@@ -31,6 +31,10 @@ Spark's ``to_json``), five ways:
 * ``ours python``: ``from_confluent_json(options={"engine": "python"})`` (Arrow UDF, orjson);
 * ``ours python+validate``: the same with ``validate: "true"`` (jsonschema-rs per record).
 
+``--session plain`` / ``connect`` / ``connect-plain`` (Avro) run the same in a plain classic
+session (no jars: ``row UDF`` against ``from_confluent_avro`` with default options, which is the
+Python engine there) and through a local Spark Connect server with and without the jars.
+
 Results (ratios) go in docs/benchmarks.md, sections "Spark" and "Spark: JSON Schema". Avro needs
 scripts/spark-jars (Maven).
 """
@@ -107,10 +111,13 @@ def order_middle_columns(n):  # type: ignore[no-untyped-def]
     ]
 
 
-def make_input(spark, path: str, rows: int, schema_id: int) -> None:  # type: ignore[no-untyped-def]
-    """``rows`` framed records written by Spark's own to_avro, 8 Parquet files."""
+def make_input(spark, path: str, rows: int, schema_id: int, url: str) -> None:  # type: ignore[no-untyped-def]
+    """``rows`` framed records written by Spark's own to_avro (by to_confluent_avro's Python
+    engine where spark-avro is not loaded: the same bytes), 8 Parquet files."""
     from pyspark.sql import functions as F
     from pyspark.sql.avro.functions import to_avro
+
+    from spark_serdes import native_avro_available, to_confluent_avro
 
     n = F.col("id")
     record = F.struct(
@@ -128,7 +135,14 @@ def make_input(spark, path: str, rows: int, schema_id: int) -> None:  # type: ig
         ),
     )
     prefix = b"\x00" + schema_id.to_bytes(4, "big")
-    df = spark.range(rows).select(F.concat(F.lit(prefix), to_avro(record, json.dumps(SCHEMA))))
+    records = spark.range(rows).select(record.alias("r"))
+    if native_avro_available(spark):
+        framed = F.concat(F.lit(prefix), to_avro(F.col("r"), json.dumps(SCHEMA)))
+    else:
+        framed = to_confluent_avro(
+            "r", url, subject="orders-value", schema=SCHEMA, dataframe=records
+        )
+    df = records.select(framed)
     df.toDF("value").repartition(8).write.mode("overwrite").parquet(path)
 
 
@@ -159,13 +173,30 @@ def avro_main(args: argparse.Namespace) -> None:
     from serdes import Schema, SchemaRegistryClient
     from spark_serdes import from_confluent_avro
 
-    with bench_run(args.master, jars=True) as run:
+    jars = args.session in ("jars", "connect")
+    with bench_run(args.master, jars=jars, connect=args.session.startswith("connect")) as run:
         spark, url = run.spark, run.url
         with SchemaRegistryClient({"url": url}) as client:
             schema_id = client.register_schema("orders-value", Schema(json.dumps(SCHEMA), "AVRO"))
         data = str(run.tmp / "framed.parquet")
-        make_input(spark, data, args.rows, schema_id)
+        make_input(spark, data, args.rows, schema_id, url)
         source = spark.read.parquet(data)
+        if not jars:  # a new user's session: no spark-avro, so no from_avro to compare with
+            paths = {
+                "row UDF (fastavro)": lambda: row_udf_column(F.col("value")),
+                "ours, default options (auto: Python engine)": lambda: from_confluent_avro(
+                    "value", url, subject="orders-value"
+                ),
+            }
+            check_same_decoded(source, paths)
+            results = time_paths(paths, lambda make: decoded(source, make), args.rows, args.rounds)
+            print_table(
+                f"{args.rows:,} records, {args.master}, Spark {spark.version}, session "
+                f"{args.session}, best of {args.rounds}",
+                results,
+                {"vs row UDF": "row UDF (fastavro)"},
+            )
+            return
         paths = {
             "row UDF (fastavro)": lambda: row_udf_column(F.col("value")),
             "from_avro (native, no header)": lambda: from_avro(
@@ -188,7 +219,8 @@ def avro_main(args: argparse.Namespace) -> None:
         check_same_decoded(source, paths)
         results = time_paths(paths, lambda make: decoded(source, make), args.rows, args.rounds)
         print_table(
-            f"{args.rows:,} records, {args.master}, Spark {spark.version}, best of {args.rounds}",
+            f"{args.rows:,} records, {args.master}, Spark {spark.version}, session "
+            f"{args.session}, best of {args.rounds}",
             results,
             {"vs row UDF": "row UDF (fastavro)", "vs from_avro": "from_avro (native, no header)"},
         )
@@ -498,6 +530,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="runs per path; best is shown")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--format", choices=tuple(SCENARIOS), default="avro")
+    parser.add_argument(
+        "--session",
+        choices=("jars", "plain", "connect", "connect-plain"),
+        default="jars",
+        help="avro: classic with the spark-avro jar (default), a plain classic session, or a "
+        "local Spark Connect server with / without the jars",
+    )
     args = parser.parse_args()
     if args.rows is None:
         args.rows = 200_000 if args.format == "json" else 1_000_000

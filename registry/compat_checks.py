@@ -69,8 +69,7 @@ def test_compatibility(
     if version is not None and version != LATEST:
         target = reg.state.versions(subject).get(version)
         if target is None or target.deleted:
-            if not reg.state.versions(subject):
-                raise errors.subject_not_found(subject)
+            # Confluent 8.x: a missing version is 40402 even when the subject does not exist
             raise errors.version_not_found(version)
         previous = [target]
     elif version == LATEST:
@@ -85,8 +84,7 @@ def test_compatibility(
         if verbose and exc.error_code == 42201:
             return False, [exc.message]
         raise
+    # the trailer names the configured level even when one version is compared (Confluent)
     level = str(config.get("compatibilityLevel") or reg.settings.compatibility_level)
-    if version is not None:
-        level = level.removesuffix("_TRANSITIVE")
     messages = check_against(reg, config, cand.parsed, previous, level, cand.metadata)
     return not messages, messages

@@ -2,8 +2,9 @@
 
 Backup (``kafka://... -> sqlite:///backup.db``), restore (the reverse, into a new topic) and
 migration off a ``_schemas`` topic that Confluent Schema Registry wrote. The records are copied
-verbatim and in order (key bytes, values, tombstones), so ids, versions, soft deletes, configs,
-modes and contexts come out exactly as they went in and the registry's answers are the same.
+verbatim and in order (key bytes, values, tombstones; a Kafka store's DEK registry topic with
+them), so ids, versions, soft deletes, configs, modes, contexts, KEKs and DEKs come out exactly
+as they went in and the registry's answers are the same.
 
 The target must be empty (a copy never merges two logs). A Kafka source is read without joining
 the leader election; a Kafka target is written as its elected leader, so a copy into a topic
@@ -13,6 +14,7 @@ that running registry instances serve is refused (their leader holds the electio
 from __future__ import annotations
 
 import argparse
+import itertools
 import logging
 import time
 from dataclasses import dataclass
@@ -76,7 +78,9 @@ def copy_store(source_url: str, target_url: str, *, timeout: float = 60.0) -> Co
                 raise CopyError(f"the target {target.description} is not empty")
             copied = 0
             batch: list[tuple[bytes, bytes | None]] = []
-            for record in source.iter_all():
+            # a Kafka store's keys topic (KEKs and DEKs), then the record log
+            keys = getattr(source, "iter_keys", list)()
+            for record in itertools.chain(keys, source.iter_all()):
                 batch.append((record.key, record.value))
                 if len(batch) >= BATCH:
                     copied += _append(target, batch)

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from registry import errors, records
 from registry.formats.base import Dependency, InvalidSchemaError, ParsedSchema, SchemaFormat
+from registry.path_numbers import java_int, java_trim
 from registry.records import Record, RecordKey
 from registry.settings import Settings
 from registry.state import SchemaVersion, State
@@ -104,6 +105,10 @@ class Registry:
     def start(self) -> None:
         self.store.open()
         count = 0
+        # a separate keys log first (KEKs and DEKs depend on nothing else; once iter_all
+        # ends, the store's listener may apply new records concurrently)
+        for record in getattr(self.store, "iter_keys", list)():
+            self.state.apply(record)
         for record in self.store.iter_all():
             self.state.apply(record)
             count += 1
@@ -132,12 +137,24 @@ class Registry:
     def refresh(self) -> None:
         """Apply records other processes have committed since our last one."""
         with self._write_lock:
-            batch = self.store.read_after(self.state.offset)
-            self.state.apply_all(batch)
-        if len(batch) >= FREEZE_AFTER:
+            applied = self._catch_up(self.store)
+        if applied >= FREEZE_AFTER:
             # a replay going on in the background (Kafka): keep its objects out of the
             # collector's full passes too, as :meth:`start` does
             gc.freeze()
+
+    def _catch_up(self, source: Any) -> int:
+        """Apply what ``source`` (the store or a write's transaction) has after our state,
+        and what its separate keys log has, if it keeps one; return how many records."""
+        batch = source.read_after(self.state.offset)
+        self.state.apply_all(batch)
+        count = len(batch)
+        read_keys = getattr(source, "read_keys_after", None)
+        if read_keys is not None:
+            keys = read_keys(self.state.encryption_keys.offset)
+            self.state.apply_all(keys)
+            count += len(keys)
+        return count
 
     def _poll(self) -> None:
         while not self._stop.wait(self.settings.poll_interval):
@@ -192,7 +209,7 @@ class Registry:
         try:
             try:
                 with self.store.exclusive() as txn:
-                    self.state.apply_all(txn.read_after(self.state.offset))
+                    self._catch_up(txn)
                     self.state.begin_tentative()
                     tentative = True
                     staged: list[tuple[bytes, bytes | None]] = []
@@ -333,9 +350,11 @@ class Registry:
         self, subject: str, ref: Mapping[str, Any], *, include_deleted: bool
     ) -> SchemaVersion:
         name, ref_subject, version = ref.get("name"), ref.get("subject"), ref.get("version")
-        if not name or not ref_subject or version is None:
+        # Confluent refuses only a missing field; an empty name is a name
+        if name is None or not ref_subject or version is None:
             raise errors.invalid_schema(
-                f"Invalid reference: {{name='{name}', subject='{ref_subject}', version={version}}}"
+                f"Invalid reference: {{name='{_java(name)}', subject='{_java(ref_subject)}', "
+                f"version={_java(version)}}}"
             )
         target_subject = parse_subject(subject).sibling(str(ref_subject)).qualified
         versions = self.state.versions(target_subject)
@@ -425,13 +444,13 @@ def parse_version(value: str | int, *, allow_latest: bool = True) -> int:
     """A version path parameter: ``latest`` (any case) or ``-1`` is :data:`LATEST`; otherwise an
     integer in [1, 2^31-1]; anything else is 42202."""
     if isinstance(value, str):
-        text = value.strip()
+        text = java_trim(value)  # Confluent's VersionId: trim, then Integer.parseInt
         if text.lower() == "latest":
             return LATEST
-        try:
-            number = int(text)
-        except ValueError:
-            raise errors.invalid_version(value) from None
+        parsed = java_int(text)
+        if parsed is None:
+            raise errors.invalid_version(value)
+        number = parsed
     else:
         number = value
     if number == LATEST and allow_latest:

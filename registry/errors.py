@@ -126,8 +126,9 @@ def operation_not_permitted(message: str) -> RegistryError:
     return RegistryError(42205, message)
 
 
-def reference_exists(message: str) -> RegistryError:
-    return RegistryError(42206, message)
+def reference_exists(schema_key: str) -> RegistryError:
+    """Confluent 8.x's ``RestReferenceExistsException`` text around the schema key."""
+    return RegistryError(42206, f"One or more references exist to the schema {schema_key}.")
 
 
 def invalid_subject(subject: str) -> RegistryError:
@@ -144,6 +145,46 @@ def invalid_ruleset(message: str) -> RegistryError:
 
 def context_not_empty(context: str) -> RegistryError:
     return RegistryError(42211, f"The specified context '{context}' is not empty.")
+
+
+def invalid_association(prop: str, detail: str) -> RegistryError:
+    return RegistryError(
+        42212,
+        f"The association specified an invalid value for property: '{prop}', detail: {detail}",
+    )
+
+
+# ---- associations (Confluent 8.x) ---------------------------------------------------------
+
+
+def association_not_found(resource: str) -> RegistryError:
+    return RegistryError(40410, f"Association for '{resource}' not found.")
+
+
+def association_for_resource_exists(association_type: str, resource: str) -> RegistryError:
+    return RegistryError(
+        40903,
+        f"An association of type '{association_type}' already exists for resource '{resource}'",
+    )
+
+
+def association_for_subject_exists(subject: str) -> RegistryError:
+    return RegistryError(40904, f"An association already exists for subject '{subject}'")
+
+
+def strong_association_exists(subject: str) -> RegistryError:
+    return RegistryError(40905, f"A strong association already exists for subject '{subject}'")
+
+
+def no_active_subject_version(subject: str) -> RegistryError:
+    return RegistryError(40907, f"No active (non-deleted) version exists for subject '{subject}'")
+
+
+def association_frozen(association_type: str, subject: str) -> RegistryError:
+    # the double space is Confluent's
+    return RegistryError(
+        40908, f"The association of type  '{association_type}' is frozen for subject '{subject}'"
+    )
 
 
 # ---- 5xx ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from registry.core import (
 )
 from registry.formats.base import InvalidSchemaError, ParsedSchema
 from registry.identity import schema_hash
+from registry.rulesets import merge_metadata, merge_rule_sets
 from registry.state import SchemaVersion
 from registry.subjects import DEFAULT_CONTEXT, parse_subject
 
@@ -52,7 +53,15 @@ def make_candidate(
     references = [dict(r) for r in req.references or []]
     pinned = []
     for ref in references:
-        target = reg.resolve_reference(subject, ref, include_deleted=include_deleted_refs)
+        try:
+            target = reg.resolve_reference(subject, ref, include_deleted=include_deleted_refs)
+        except errors.RegistryError as exc:
+            # Confluent resolves references inside the format's parser, whose failure message
+            # wraps the reason
+            raise errors.invalid_schema(
+                f"Invalid schema {req.describe(subject)} with refs {_refs_text(references)} "
+                f"of type {req.schema_type}, details: {exc.message}"
+            ) from exc
         pinned.append({"name": ref["name"], "subject": ref["subject"], "version": target.version})
     if normalize:
         pinned = _sorted_unique(pinned)
@@ -67,16 +76,8 @@ def make_candidate(
         )
         text = parsed.normalized() if normalize else parsed.canonical()
     except InvalidSchemaError as exc:
-        refs = (
-            "["
-            + ", ".join(
-                f"{{name='{r['name']}', subject='{r['subject']}', version={r['version']}}}"
-                for r in pinned
-            )
-            + "]"
-        )
         raise errors.invalid_schema(
-            f"Invalid schema {req.describe(subject)} with refs {refs} of type "
+            f"Invalid schema {req.describe(subject)} with refs {_refs_text(pinned)} of type "
             f"{req.schema_type}, details: {exc}"
         ) from exc
     return Candidate(
@@ -87,6 +88,23 @@ def make_candidate(
         metadata=req.metadata,
         rule_set=req.rule_set,
     )
+
+
+def _refs_text(refs: list[dict[str, Any]]) -> str:
+    """A Java ``List<SchemaReference>`` as Confluent prints it."""
+    return (
+        "["
+        + ", ".join(
+            f"{{name='{_java(r.get('name'))}', subject='{_java(r.get('subject'))}', "
+            f"version={_java(r.get('version'))}}}"
+            for r in refs
+        )
+        + "]"
+    )
+
+
+def _java(value: object) -> str:
+    return "null" if value is None else str(value)
 
 
 def _sorted_unique(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -103,11 +121,7 @@ def can_lookup(reg: Registry, cand: Candidate, sv: SchemaVersion, normalize: boo
     its references inlined."""
     if cand.schema_type != sv.schema_type:
         return False
-    if cand.metadata is not None and _without_version(cand.metadata) != _without_version(
-        sv.metadata
-    ):
-        return False
-    if cand.rule_set is not None and cand.rule_set != sv.rule_set:
+    if not _metadata_matches(cand.metadata, sv) or (cand.rule_set or None) != (sv.rule_set or None):
         return False
     same_refs = _ref_keys(cand.references) == _ref_keys(sv.references)
     if same_refs and cand.text == sv.schema:
@@ -117,11 +131,40 @@ def can_lookup(reg: Registry, cand: Candidate, sv: SchemaVersion, normalize: boo
     except errors.RegistryError:
         return False
     if same_refs:
-        stored_text = stored.normalized() if normalize else stored.canonical()
+        # Confluent's ``equivalent``: JSON Schema compares the candidate's text with the stored
+        # schema's canonical text as stored, so a normalised candidate only finds a schema that
+        # was stored normalised (a new id, issue 13); Avro and Protobuf compare the schemas, for
+        # which normalising both sides stands in (a Protobuf text finds its descriptor form)
+        normalize_stored = normalize and cand.schema_type != "JSON"
+        stored_text = stored.normalized() if normalize_stored else stored.canonical()
         return stored_text == cand.text
     if not cand.references and sv.references:
         return cand.parsed.formatted("resolved") == stored.formatted("resolved")
     return False
+
+
+def _metadata_matches(metadata: dict[str, Any] | None, sv: SchemaVersion) -> bool:
+    """Confluent 8.x's ``canLookupIgnoringVersion``: metadata must be equal, except that a
+    ``confluent:version`` only one side has is ignored (the candidate's must then name the
+    stored version)."""
+    mine, theirs = _version_number(metadata), _version_number(sv.metadata)
+    if mine is None and theirs is not None:
+        return _present(metadata) == _without_version(sv.metadata)
+    if mine is not None and theirs is None:
+        return mine == sv.version and _without_version(metadata) == _present(sv.metadata)
+    return _present(metadata) == _present(sv.metadata)
+
+
+def _version_number(metadata: dict[str, Any] | None) -> int | None:
+    value = ((metadata or {}).get("properties") or {}).get(CONFLUENT_VERSION)
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _present(metadata: dict[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (metadata or {}).items() if v}
 
 
 def _ref_keys(refs: Sequence[dict[str, Any]]) -> list[tuple[Any, Any, Any]]:
@@ -174,6 +217,41 @@ def lookup_in_subject(
     return None
 
 
+def _with_previous_metadata(
+    reg: Registry, subject: str, req: SchemaRequest
+) -> SchemaRequest | None:
+    """Confluent's second lookup (``maybeSetMetadataRuleSet`` against the latest version):
+    the request with the metadata and rule set a registration would give it; None if that
+    changes nothing."""
+    live = iter_live(reg.state.versions(subject).values())
+    if not live:
+        return None
+    prev = max(live, key=lambda v: v.version)
+    config = reg.effective_config(subject)
+    metadata = merge_metadata(
+        merge_metadata(
+            config.get("defaultMetadata"),
+            req.metadata if req.metadata is not None else prev.metadata,
+        ),
+        config.get("overrideMetadata"),
+    )
+    rule_set = merge_rule_sets(
+        merge_rule_sets(
+            config.get("defaultRuleSet"),
+            req.rule_set if req.rule_set is not None else prev.rule_set,
+        ),
+        config.get("overrideRuleSet"),
+    )
+    if metadata is None and rule_set is None:
+        return None
+    populated = SchemaRequest(**{**vars(req), "metadata": metadata, "rule_set": rule_set})
+    return (
+        None
+        if (populated.metadata, populated.rule_set) == (req.metadata, req.rule_set)
+        else populated
+    )
+
+
 def lookup(
     reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool, deleted: bool = False
 ) -> SchemaVersion:
@@ -194,6 +272,13 @@ def lookup(
             continue
         any_versions = True
         found = lookup_in_subject(reg, name, req, normalize=normalize, deleted=deleted)
+        if found is None:
+            # as registration would: metadata and rule set from the latest version and config
+            populated = _with_previous_metadata(reg, name, req)
+            if populated is not None:
+                found = lookup_in_subject(
+                    reg, name, populated, normalize=normalize, deleted=deleted
+                )
         if found is not None:
             return found
     if not any_versions:

@@ -135,11 +135,13 @@ def _all_deleted(ctx: Any, schema_id: int) -> bool:
 
 
 def schema_by_id(reg: Registry, schema_id: int, subject: str | None = None) -> SchemaVersion:
-    """The content of an id: in ``subject``'s context (default context when absent), falling
-    back to every context for an unqualified subject. Soft-deleted versions still count."""
+    """The content of an id: in ``subject``'s context (the default context when absent), and
+    for an unqualified, non-empty ``subject`` in every other context too (Confluent 8.x's
+    ``getSchemaKeyUsingContexts``: without ``?subject=`` an id only in another context is
+    40403). Soft-deleted versions still count."""
     qs = parse_subject(subject or "")
     names = [qs.context]
-    if qs.context == DEFAULT_CONTEXT:
+    if qs.context == DEFAULT_CONTEXT and qs.name:
         names += [n for n in reg.state.context_names() if n != DEFAULT_CONTEXT]
     for name in names:
         ctx = reg.state.find_context(name)
@@ -182,8 +184,14 @@ def schemas_by_guid(reg: Registry, guid: str) -> list[SchemaVersion]:
 
 
 def list_schemas(
-    reg: Registry, prefix: str = "", deleted: bool = False, latest_only: bool = False
+    reg: Registry,
+    prefix: str = "",
+    deleted: bool = False,
+    latest_only: bool = False,
+    rule_type: str = "",
 ) -> list[SchemaVersion]:
+    """``GET /schemas``; a ``rule_type`` keeps the versions (after ``latest_only`` picked them)
+    whose rule set has a rule of that type, as Confluent 8.x's post-filter does."""
     out: list[SchemaVersion] = []
     # Confluent scans the keys starting with the prefix: an empty one matches every context
     prefix = prefix or WILDCARD
@@ -197,9 +205,17 @@ def list_schemas(
             )
             if latest_only and visible:
                 visible = [visible[-1]]
+            if rule_type:
+                visible = [v for v in visible if _has_rule_type(v, rule_type)]
             out.extend(visible)
     out.sort(key=lambda v: (v.subject, v.version))
     return out
+
+
+def _has_rule_type(sv: SchemaVersion, rule_type: str) -> bool:
+    groups = ("domainRules", "migrationRules", "encodingRules")
+    rule_set = sv.rule_set or {}
+    return any(r.get("type") == rule_type for g in groups for r in rule_set.get(g) or [])
 
 
 def latest_with_metadata(

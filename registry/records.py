@@ -20,7 +20,16 @@ NOOP = "NOOP"
 DELETE_SUBJECT = "DELETE_SUBJECT"
 CLEAR_SUBJECT = "CLEAR_SUBJECT"
 CONTEXT = "CONTEXT"
-KEY_TYPES = frozenset({SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT})
+ASSOC = "ASSOC"
+KEY_TYPES = frozenset({SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT, ASSOC})
+#: the fields of an ASSOC key between ``tenant`` and ``subject``, in Confluent's order
+ASSOC_FIELDS = ("resourceName", "resourceNamespace", "resourceType", "associationType")
+#: DEK registry records (Confluent's ``_dek_registry_keys`` format: keys carry ``type``, not
+#: ``keytype``); parsed further by :mod:`registry.dek_records`
+KEK = "KEK"
+DEK = "DEK"
+ENCRYPTION_KEY_TYPES = frozenset({KEK, DEK})
+KEYS_LOG = "keys"
 
 
 class RecordFormatError(ValueError):
@@ -37,6 +46,8 @@ class RecordKey:
     version: int | None = None
     context: str | None = None
     raw: bytes = field(default=b"", compare=False, hash=False)
+    #: ASSOC keys: resource name, namespace, type and association type
+    resource: tuple[str, str, str, str] | None = None
 
     @property
     def identity(self) -> tuple[str, str | None, int | None, str | None]:
@@ -49,12 +60,15 @@ class RecordKey:
 
 @dataclass(frozen=True)
 class Record:
-    """One log entry: key bytes, value bytes (``None`` = tombstone), offset and timestamp (ms)."""
+    """One log entry: key bytes, value bytes (``None`` = tombstone), offset and timestamp (ms).
+    ``log`` is ``""`` for the record log; :data:`KEYS_LOG` for a record of a store's separate
+    DEK registry log (the Kafka store's keys topic), whose offsets are its own."""
 
     key: bytes
     value: bytes | None
     offset: int = -1
     timestamp: int = 0
+    log: str = ""
 
 
 def schema_key(subject: str, version: int) -> RecordKey:
@@ -81,6 +95,12 @@ def context_key(context: str) -> RecordKey:
     return RecordKey(CONTEXT, context=context)
 
 
+def association_key(resource: tuple[str, str, str, str], subject: str) -> RecordKey:
+    """Confluent 8.x's ``AssociationKey``: (resource name, namespace, type, association type)
+    and the qualified subject."""
+    return RecordKey(ASSOC, subject, resource=resource)
+
+
 NOOP_KEY = RecordKey(NOOP)
 
 
@@ -96,6 +116,14 @@ def encode_key(key: RecordKey) -> bytes:
             f'{{"keytype":"CONTEXT","tenant":"default","context":{_json_str(key.context or "")},'
             '"magic":0}'
         ).encode()
+    if key.keytype == ASSOC and key.resource is not None:
+        fields = "".join(
+            f"{_json_str(name)}:{_json_str(value)},"
+            for name, value in zip(ASSOC_FIELDS, key.resource, strict=True)
+        )
+        return (
+            f'{{"keytype":"ASSOC","tenant":"default",{fields}"subject":{subject},"magic":0}}'
+        ).encode()
     if subject is None:
         return f'{{"keytype":"{key.keytype}","magic":0}}'.encode()
     return f'{{"keytype":"{key.keytype}","subject":{subject},"magic":0}}'.encode()
@@ -110,6 +138,8 @@ def decode_key(raw: bytes) -> RecordKey:
     if not isinstance(data, dict):
         raise RecordFormatError("key is not a JSON object")
     keytype = data.get("keytype")
+    if keytype is None and data.get("type") in ENCRYPTION_KEY_TYPES:
+        return RecordKey(str(data["type"]), raw=bytes(raw))
     if keytype not in KEY_TYPES:
         raise RecordFormatError(f"unknown keytype {keytype!r}")
     magic = data.get("magic", 0)
@@ -128,6 +158,11 @@ def decode_key(raw: bytes) -> RecordKey:
     subject = data.get("subject")
     if subject is not None and not isinstance(subject, str):
         raise RecordFormatError(f"{keytype} key subject is not a string")
+    if keytype == ASSOC:
+        parts = tuple(data.get(name) for name in ASSOC_FIELDS)
+        if subject is None or not all(isinstance(p, str) for p in parts):
+            raise RecordFormatError("ASSOC key needs a subject, resource and association type")
+        return RecordKey(ASSOC, subject, resource=parts, raw=bytes(raw))  # type: ignore[arg-type]
     if keytype in (DELETE_SUBJECT, CLEAR_SUBJECT) and subject is None:
         raise RecordFormatError(f"{keytype} key needs a subject")
     return RecordKey(keytype, subject, raw=bytes(raw))

@@ -88,6 +88,7 @@ def _register_locked(
         strict=requested_id < 0,
         include_deleted_refs=requested_id >= 0,
     )
+    _refuse_strongly_associated_references(reg, subject, cand.references)
     ctx = reg.state.context_of(subject)
     schema_id = requested_id
     explicit_version = req.version not in (None, 0)
@@ -121,11 +122,8 @@ def _register_locked(
         version = int(req.version or 0)
         if version != new_version and not importing:
             raise errors.invalid_schema("Version is not one more than previous version")
-        existing = ctx.versions(subject).get(version)
-        if existing is not None and existing.digest != cand.digest:
-            raise errors.operation_not_permitted(
-                f"Overwrite new schema with version {version} is not permitted."
-            )
+        # IMPORT may rewrite an existing version (Confluent 8.x puts the key whatever it held);
+        # only an id that already names other content is refused, below
     if schema_id >= 0:
         owner = ctx.any_version_of(schema_id)
         if owner is not None and owner.digest != cand.digest:
@@ -152,6 +150,21 @@ def _register_locked(
     }
     drafts.append((records.schema_key(subject, version), value))
     return drafts, Registered(None, schema_id, modified)
+
+
+def _refuse_strongly_associated_references(
+    reg: Registry, subject: str, references: list[dict[str, Any]]
+) -> None:
+    """Confluent 8.x: a subject a topic owns (STRONG association) is no reference target, in
+    every mode."""
+    if not reg.state.associations:
+        return
+    strong = {a.subject for a in reg.state.associations.values() if a.lifecycle == "STRONG"}
+    for ref in references:
+        if parse_subject(subject).sibling(str(ref["subject"])).qualified in strong:
+            raise errors.operation_not_permitted(
+                f"Subject '{ref['subject']}' has a strong association and cannot be referenced"
+            )
 
 
 def _has_defaults_or_overrides(config: dict[str, Any]) -> bool:

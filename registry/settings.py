@@ -48,6 +48,20 @@ class Settings:
     max_schema_bytes: int = 1024 * 1024
     #: deepest nesting of brackets in a schema text (42201 above)
     max_schema_depth: int = 200
+    #: seconds (CPU, and wall-clock since the work began) one request may spend parsing and
+    #: checking schemas before it is refused (422 naming this setting); 0: unlimited
+    max_schema_work_seconds: float = 1.5
+    #: Protobuf texts of at least this many bytes are compiled by protoc in a child process,
+    #: killed when the request's schema work allowance runs out or its client goes away (protoc
+    #: in-process cannot be interrupted and holds the GIL); 0: every text in-process
+    protoc_subprocess_bytes: int = 64 * 1024
+    #: seconds a connection has to send one whole request (headers and body) from its first
+    #: byte, and a new connection to start one; then 408 and closed
+    read_timeout: float = 30.0
+    #: longest request target (path and query) accepted: 414 above
+    max_url_bytes: int = 8192
+    #: largest request header block accepted: 431 above
+    max_header_bytes: int = 16384
     # ---- authentication and authorisation (off unless a users file or JWT keys are set) ----
     #: HTTP Basic users, ``name:scrypt$...`` lines (``schema-registry user add``); reloaded
     auth_users_file: str = ""
@@ -77,6 +91,8 @@ class Settings:
     auth_jwt_leeway: float = 30.0
     #: per-subject rules (YAML, see registry/auth/rules.py); everything allowed when empty
     auth_rules_file: str = ""
+    #: serve the web UI at /ui (static files; it uses the REST API with the user's credentials)
+    ui: bool = True
     #: paths served without authentication (``/live`` and ``/metrics`` always are)
     auth_public_paths: str = "/ready"
     #: failed HTTP Basic attempts per (user, client address) within ``auth_failure_window``

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from registry import records
+from registry.dek_records import KeyIndex
 from registry.identity import schema_hash
 from registry.records import Record, RecordFormatError, RecordKey
 from registry.subjects import DEFAULT_CONTEXT, parse_subject
@@ -90,6 +91,49 @@ class Setting:
     key: bytes
 
 
+@dataclass(slots=True)
+class Association:
+    """An ASSOC record (Confluent 8.x): a topic tied to a subject for its key or value."""
+
+    subject: str
+    guid: str
+    resource_name: str
+    resource_namespace: str
+    resource_id: str
+    resource_type: str
+    association_type: str
+    lifecycle: str
+    frozen: bool
+    create_ts: int
+    update_ts: int
+    key: bytes
+
+    @property
+    def resource(self) -> tuple[str, str, str, str]:
+        return (
+            self.resource_name,
+            self.resource_namespace,
+            self.resource_type,
+            self.association_type,
+        )
+
+    def value(self) -> dict[str, Any]:
+        """The ASSOC record value (Confluent's ``AssociationValue``)."""
+        return {
+            "guid": self.guid,
+            "tenant": "default",
+            "resourceName": self.resource_name,
+            "resourceNamespace": self.resource_namespace,
+            "resourceId": self.resource_id,
+            "resourceType": self.resource_type,
+            "associationType": self.association_type,
+            "subject": self.subject,
+            "lifecycle": self.lifecycle,
+            "frozen": self.frozen,
+            "createTs": self.create_ts or None,
+        }
+
+
 class State:
     """Applies records; answers lookups. Not thread-safe for writers: the service serialises
     :meth:`apply` calls; readers may run concurrently (dict reads are atomic under the GIL)."""
@@ -102,7 +146,11 @@ class State:
         #: config/mode key (None = global, ":.ctx:" = context, subject) -> setting
         self.configs: dict[str | None, Setting] = {}
         self.modes: dict[str | None, Setting] = {}
+        #: ASSOC records by (resource name, namespace, type, association type, subject)
+        self.associations: dict[tuple[str, str, str, str, str], Association] = {}
         self.skipped = 0
+        #: KEKs and DEKs of the DEK registry (``registry.dek_records``)
+        self.encryption_keys = KeyIndex()
         #: while not None, every change made by :meth:`apply` is journaled here so that
         #: :meth:`rollback` can undo it (the write path's tentative batch; see ``Registry.write``)
         self._journal: list[tuple[Any, Any, Any, bool]] | None = None
@@ -151,6 +199,9 @@ class State:
             self.apply(record)
 
     def apply(self, record: Record) -> None:
+        if record.log:  # a separate DEK registry log, with offsets of its own
+            self.encryption_keys.apply_record(record)
+            return
         if record.offset <= self.offset and record.offset >= 0:
             return
         if record.offset >= 0:
@@ -288,6 +339,43 @@ class State:
             if name not in self.contexts:
                 self._put(self.contexts, name, ContextState(name))
 
+    def _apply_encryption_key(
+        self, key: RecordKey, value: dict[str, Any] | None, record: Record
+    ) -> None:
+        self.encryption_keys.apply(key, value, record)
+
+    def _apply_assoc(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
+        if key.resource is None or key.subject is None:
+            return
+        ident = (*key.resource, key.subject)
+        old = self.associations.get(ident)
+        if value is None:
+            self.associations = {k: v for k, v in self.associations.items() if k != ident}
+            return
+        try:
+            lifecycle = str(value.get("lifecycle") or "WEAK")
+            assoc = Association(
+                subject=key.subject,
+                guid=str(value.get("guid") or ""),
+                resource_name=key.resource[0],
+                resource_namespace=key.resource[1],
+                resource_id=str(value["resourceId"]),
+                resource_type=key.resource[2],
+                association_type=key.resource[3],
+                lifecycle="STRONG" if lifecycle == "STRONG" else "WEAK",
+                frozen=bool(value.get("frozen", False)),
+                # Confluent keeps the first write's time as the creation time
+                create_ts=old.create_ts if old is not None else record.timestamp,
+                update_ts=record.timestamp,
+                key=key.to_bytes(),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            self.skipped += 1
+            log.warning("skipping malformed ASSOC record at offset %s: %s", record.offset, exc)
+            return
+        # copy-on-write, as for subjects: readers iterate without the write lock
+        self.associations = {**self.associations, ident: assoc}
+
     def _apply_noop(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         return
 
@@ -360,4 +448,7 @@ _HANDLERS = {
     records.CLEAR_SUBJECT: State._apply_clear_subject,
     records.CONTEXT: State._apply_context,
     records.NOOP: State._apply_noop,
+    records.KEK: State._apply_encryption_key,
+    records.DEK: State._apply_encryption_key,
+    records.ASSOC: State._apply_assoc,
 }

@@ -43,12 +43,16 @@ class QualifiedSubject:
 
 
 def parse_subject(subject: str) -> QualifiedSubject:
-    """Split ``:.ctx:name`` into context and name; anything else is in the default context."""
-    if subject.startswith(":.") and subject.count(":") >= 2:
-        end = subject.index(":", 1)
-        context = subject[1:end]
-        name = subject[end + 1 :]
-        if context in ("", DEFAULT_CONTEXT) or context == ".":
+    """Split ``:.ctx:name`` into context and name (Confluent's ``QualifiedSubject``): ``:.ctx``
+    without its closing colon is the context itself (an empty name), like ``:.ctx:``; anything
+    not starting with ``:.`` is in the default context."""
+    if subject.startswith(":."):
+        end = subject.find(":", 2)
+        if end < 0:
+            context, name = subject[1:], ""
+        else:
+            context, name = subject[1:end], subject[end + 1 :]
+        if context in ("", DEFAULT_CONTEXT):
             return QualifiedSubject(DEFAULT_CONTEXT, name)
         return QualifiedSubject(context, name)
     return QualifiedSubject(DEFAULT_CONTEXT, subject)

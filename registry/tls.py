@@ -87,11 +87,15 @@ def common_name(certificate: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-def certificate_protocol() -> type[asyncio.Protocol]:
-    """uvicorn's HTTP protocol, also putting the client certificate's CN in the request state."""
-    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+def certificate_protocol(base: type[asyncio.Protocol] | None = None) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol (or ``base``), also putting the client certificate's CN in the
+    request state."""
+    if base is None:
+        from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
-    class CertificateProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        base = AutoHTTPProtocol
+
+    class CertificateProtocol(base):  # type: ignore[misc, valid-type]
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
             name = common_name(transport.get_extra_info("peercert"))

@@ -6,14 +6,35 @@
 Same configuration keys, method names, constructor arguments and bytes on the wire as
 confluent-kafka's; faster. This package never imports the ``registry`` server package.
 
-Not carried over: data-contract rules. ``rule_conf``/``rule_registry`` are accepted so that
-constructor calls keep working, but rules are not executed, and a schema that carries rules is
-refused with ``SerializationError`` rather than used without them. The serializer/deserializer
-builders and the async client are not provided either.
+Data-contract rules (CEL, CEL_FIELD, JSONATA, actions NONE/ERROR/DLQ) run as in
+confluent-kafka: see ``serdes.rules``. The serializer/deserializer builders are not provided.
+
+asyncio: ``AsyncSchemaRegistryClient`` and ``serdes.avro.AsyncAvroSerializer`` (and the
+deserializer, and the Protobuf and JSON Schema ones) run this same code with its registry calls
+awaited (``serdes._async``).
+
+``SchemaRegistryClient({"url": "mock://scope"})`` is an in-memory registry for unit tests
+(``serdes.mock_client``).
 """
 
-from serdes.client import Association, SchemaRegistryClient
+from serdes._async.client import AsyncSchemaRegistryClient
+from serdes.associations import (
+    Association,
+    AssociationCreateOrUpdateInfo,
+    AssociationCreateOrUpdateRequest,
+    AssociationInfo,
+    AssociationResponse,
+)
+from serdes.client import SchemaRegistryClient
 from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
+from serdes.rules.model import (
+    MetadataProperties,
+    MetadataTags,
+    Rule,
+    RuleKind,
+    RuleMode,
+    RuleParams,
+)
 from serdes.schema import (
     ConfigCompatibilityLevel,
     Metadata,
@@ -42,9 +63,20 @@ from serdes.wire import (
 __all__ = [
     "AssociatedNameStrategy",
     "Association",
+    "AssociationCreateOrUpdateInfo",
+    "AssociationCreateOrUpdateRequest",
+    "AssociationInfo",
+    "AssociationResponse",
+    "AsyncSchemaRegistryClient",
     "ConfigCompatibilityLevel",
     "Metadata",
+    "MetadataProperties",
+    "MetadataTags",
     "RegisteredSchema",
+    "Rule",
+    "RuleKind",
+    "RuleMode",
+    "RuleParams",
     "RuleSet",
     "Schema",
     "SchemaReference",

@@ -21,6 +21,7 @@ __all__ = [
     "DESERIALIZER_KEYS",
     "SERIALIZER_KEYS",
     "SerdeConf",
+    "call_dict_hook",
     "check_no_rules",
     "fetch_writer_schema",
     "register_or_lookup",
@@ -152,6 +153,14 @@ class SerdeConf:
         return None
 
 
+def call_dict_hook(hook: Callable[[Any, Any], Any], value: Any, ctx: Any) -> Any:
+    """A serde's ``to_dict`` / ``from_dict`` callable applied to ``value`` (as confluent-kafka,
+    it needs a SerializationContext)."""
+    if ctx is None:
+        raise TypeError("SerializationContext cannot be None")
+    return hook(value, ctx)
+
+
 def register_or_lookup(
     client: Any, conf: SerdeConf, subject: str, schema: Schema
 ) -> RegisteredSchema:
@@ -164,7 +173,8 @@ def register_or_lookup(
 
 
 def check_no_rules(schema: Any, where: str) -> None:
-    """Refuse schemas carrying data-contract rules: running without them would be wrong."""
+    """Refuse schemas carrying data-contract rules where they are not run (the Spark
+    encoders): running without them would be wrong. The serdes run them (serdes.rules)."""
     rule_set = getattr(schema, "rule_set", None)
     if rule_set is None:
         return
@@ -172,23 +182,24 @@ def check_no_rules(schema: Any, where: str) -> None:
     kinds = [k for k in ("migrationRules", "domainRules", "encodingRules") if doc.get(k)]
     if kinds:
         raise SerializationError(
-            f"{where} carries data-contract rules ({', '.join(kinds)}); serdes does not "
-            "execute rules, so it refuses rather than produce a result without them"
+            f"{where} carries data-contract rules ({', '.join(kinds)}); this encoder does "
+            "not execute rules, so it refuses rather than produce a result without them"
         )
 
 
 def fetch_writer_schema(
-    client: Any, schema_id: int | None, guid: Any, subject: str | None
+    client: Any, schema_id: int | None, guid: Any, subject: str | None, fmt: str | None = None
 ) -> tuple[Schema, str | None]:
-    """The writer schema of a frame; a 404 becomes ``UnknownSchemaError`` naming the id/GUID."""
+    """The writer schema of a frame (in ``fmt``, e.g. Protobuf's ``serialized``); a 404 becomes
+    ``UnknownSchemaError`` naming the id/GUID."""
     try:
         if schema_id is not None:
             if hasattr(client, "get_schema_full_response"):
-                rs = client.get_schema_full_response(schema_id, subject)
+                rs = client.get_schema_full_response(schema_id, subject, fmt)
                 return rs.schema, rs.guid
-            return client.get_schema(schema_id, subject), None
+            return client.get_schema(schema_id, subject, fmt), None
         if guid is not None:
-            return client.get_schema_by_guid(str(guid)), str(guid)
+            return client.get_schema_by_guid(str(guid), fmt), str(guid)
     except SchemaRegistryError as exc:
         if exc.http_status_code == 404:
             what = f"id {schema_id}" if schema_id is not None else f"GUID {guid}"

@@ -30,23 +30,35 @@ from fastavro import parse_schema, schemaless_reader, schemaless_writer
 from fastavro.validation import validate
 
 from serdes import wire
+from serdes._async.serde import AsyncDeserializer, AsyncSerializer
 from serdes._serde import (
     DESERIALIZER_KEYS,
     SERIALIZER_KEYS,
     SerdeConf,
-    check_no_rules,
+    call_dict_hook,
     fetch_writer_schema,
     register_or_lookup,
     subject_or_none,
 )
-from serdes.errors import SerializationError
+from serdes.errors import SerializationError, SerializationValueError, like
+from serdes.rules.context import set_original_key
+from serdes.rules.engine import RuleRunner
+from serdes.rules.plan import read_plan, write_plan
+from serdes.rules.walk_avro import avro_field_transformer, avro_inline_tags
 from serdes.schema import Schema
 
-__all__ = ["AvroDeserializer", "AvroSerializer", "parse_avro_schema"]
+__all__ = [
+    "AsyncAvroDeserializer",
+    "AsyncAvroSerializer",
+    "AvroDeserializer",
+    "AvroSerializer",
+    "parse_avro_schema",
+]
 
 _SCHEMA_TYPE = "AVRO"
 _BytesIO = io.BytesIO
 _VALUE = MessageField.VALUE
+_KEY = MessageField.KEY
 
 
 def _probe_write_data() -> Callable[..., None] | None:
@@ -120,7 +132,7 @@ def parse_avro_schema(schema: Schema, client: Any) -> Any:
                 continue
             seen.add(key)
             if client is None:
-                raise SerializationError(
+                raise SerializationValueError(
                     f"schema references {ref.subject} version {ref.version} but no "
                     "SchemaRegistryClient was given to fetch it"
                 )
@@ -131,7 +143,46 @@ def parse_avro_schema(schema: Schema, client: Any) -> Any:
     add_references(schema.references)
     if schema.schema_str is None:
         raise SerializationError("schema has no schema string")
-    return parse_schema(json.loads(schema.schema_str), named_schemas=named)
+    parsed = parse_schema(json.loads(schema.schema_str), named_schemas=named)
+    if isinstance(parsed, list):
+        # A top-level union has no place for fastavro's named types, and fastavro re-parses a
+        # list on every read: inline each named type where first used, so it stands alone.
+        return _ParsedUnion(parse_schema(_inline_named(parsed, named, set())), named)
+    return parsed
+
+
+def _inline_named(node: Any, named: dict[str, Any], defined: set[str]) -> Any:
+    """``node`` with each named type's definition put where it is first referenced."""
+    if isinstance(node, str):
+        if node in named and node not in defined:
+            defined.add(node)
+            return _inline_named(named[node], named, defined)
+        return node
+    if isinstance(node, list):
+        return [_inline_named(item, named, defined) for item in node]
+    if isinstance(node, dict):
+        name = node.get("name")
+        if node.get("type") in ("record", "error", "enum", "fixed") and isinstance(name, str):
+            defined.add(name)
+        out = {}
+        for key, value in node.items():
+            if key.startswith("__"):
+                continue
+            if key in ("type", "items", "values"):
+                value = _inline_named(value, named, defined)
+            elif key == "fields":
+                value = [{**f, "type": _inline_named(f["type"], named, defined)} for f in value]
+            out[key] = value
+        return out
+    return node
+
+
+class _ParsedUnion(list):
+    """fastavro's parsed top-level union, with the named types (references included) it needs."""
+
+    def __init__(self, branches: list[Any], named: dict[str, Any]) -> None:
+        super().__init__(branches)
+        self.named_schemas = named
 
 
 def _record_name(schema: Schema, parsed: Any) -> str | None:
@@ -155,7 +206,7 @@ def _not_int(value: Any, path: str, kind: str) -> None:
     if isinstance(value, int):  # bool and int subclasses: exact
         return
     if isinstance(value, float):
-        raise SerializationError(
+        raise SerializationValueError(
             f"field {path}: {value!r} is a float but the schema says {kind}; it would be "
             f"written truncated to {int(value)}"
         )
@@ -163,7 +214,7 @@ def _not_int(value: Any, path: str, kind: str) -> None:
 
 
 def _int_range(value: int, path: str) -> None:
-    raise SerializationError(
+    raise SerializationValueError(
         f"field {path}: {value} does not fit an Avro int (32 bits); the schema says int, not long"
     )
 
@@ -173,14 +224,14 @@ def _not_bool(value: Any, path: str, present: bool = True) -> None:
         return
     if value.__class__ is int and value in (0, 1):
         return
-    raise SerializationError(
+    raise SerializationValueError(
         f"field {path}: {value!r} ({type(value).__name__}) is not a boolean; it would be "
         f"written as {bool(value)}"
     )
 
 
 def _float_range(value: float, path: str) -> None:
-    raise SerializationError(
+    raise SerializationValueError(
         f"field {path}: {value!r} is beyond the range of an Avro float (32 bits); it would be "
         "written as infinity"
     )
@@ -320,9 +371,21 @@ class _GuardBuilder:
         return []
 
 
+def named_schemas(parsed: Any) -> dict[str, Any]:
+    """The named types of a parsed schema; a top-level union's come from its branches."""
+    if isinstance(parsed, dict):
+        return dict(parsed.get("__named_schemas", {}))
+    named: dict[str, Any] = dict(getattr(parsed, "named_schemas", {}))
+    if isinstance(parsed, list):
+        for branch in parsed:
+            if isinstance(branch, dict):
+                named.update(branch.get("__named_schemas", {}))
+    return named
+
+
 def compile_guard(parsed: Any) -> Callable[[Any], None] | None:
     """A function raising ``SerializationError`` for values fastavro would write wrongly."""
-    named = dict(parsed.get("__named_schemas", {})) if isinstance(parsed, dict) else {}
+    named = named_schemas(parsed)
     builder = _GuardBuilder(named)
     top = builder.check(parsed, "d", "", "    ", ())
     if not top:
@@ -350,7 +413,8 @@ def _mismatch(value: Any, parsed: Any, exc: BaseException) -> SerializationError
     except Exception as verr:  # fastavro.validation.ValidationError lists the field paths
         errors = getattr(verr, "errors", None)
         detail = "; ".join(str(e) for e in errors) if errors else str(verr)
-    err = SerializationError(f"record does not match the Avro schema: {detail}")
+    # confluent-kafka lets fastavro's ValueError/TypeError through: ours is catchable as those.
+    err = like(exc, f"record does not match the Avro schema: {detail}")
     err.__cause__ = exc
     return err
 
@@ -358,15 +422,16 @@ def _mismatch(value: Any, parsed: Any, exc: BaseException) -> SerializationError
 class _Writer:
     """Per subject: the framing prefix (or SchemaId for other id serializers) and the schema."""
 
-    __slots__ = ("guard", "is_bytes", "named", "parsed", "prefix", "schema_id")
+    __slots__ = ("guard", "is_bytes", "named", "parsed", "prefix", "rules", "schema_id")
 
     def __init__(self, parsed: Any, schema_id: wire.SchemaId, prefix: bytes | None) -> None:
         self.parsed = parsed
-        self.named = parsed.get("__named_schemas", {}) if isinstance(parsed, dict) else {}
+        self.named = named_schemas(parsed)
         self.schema_id = schema_id
         self.prefix = prefix
         self.is_bytes = _is_bytes(parsed)
         self.guard = compile_guard(parsed)
+        self.rules: Any = None  # a serdes.rules.plan.WritePlan when the schema has rules
 
 
 class AvroSerializer(Serializer):
@@ -396,6 +461,9 @@ class AvroSerializer(Serializer):
     ) -> None:
         self._registry = schema_registry_client
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=True)
+        self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
+        self._latest_writers: dict[Any, _Writer] = {}
+        self._latest_seen: dict[str, tuple[Any, _Writer]] = {}
         self._strict = SerdeConf._bool(self._conf.raw, "validate.strict")
         self._strict_allow_default = SerdeConf._bool(
             self._conf.raw, "validate.strict.allow.default"
@@ -469,15 +537,26 @@ class AvroSerializer(Serializer):
     def _latest_writer(self, subject: str) -> _Writer:
         rs = self._conf.latest_schema(self._registry, subject)
         assert rs is not None
-        check_no_rules(rs.schema, f"subject {subject} schema id {rs.schema_id}")
-        key = (rs.schema_id, rs.guid, rs.schema)
-        found = self._latest_writers.get(key) if hasattr(self, "_latest_writers") else None
+        seen = self._latest_seen.get(subject)
+        if seen is not None and seen[0] is rs:  # the client's cached answer: no hashing
+            return seen[1]
+        key = (subject, rs.schema_id, rs.guid, rs.schema)
+        found = self._latest_writers.get(key)
         if found is None:
             with self._lock:
-                if not hasattr(self, "_latest_writers"):
-                    self._latest_writers: dict[Any, _Writer] = {}
-                found = self._make_writer(self._parse(rs.schema), rs.schema_id, rs.guid)
+                parsed = self._parse(rs.schema)
+                found = self._make_writer(parsed, rs.schema_id, rs.guid)
+                found.rules = write_plan(
+                    self._rules,
+                    rs.schema,
+                    lambda: avro_field_transformer(parsed),
+                    lambda: avro_inline_tags(parsed),
+                    subject,
+                )
+                if found.rules is not None and found.rules.has_encoding:
+                    found.prefix = None  # the payload is rewritten before framing
                 self._latest_writers[key] = found
+        self._latest_seen[subject] = (rs, found)
         return found
 
     def _writer_for(self, ctx: SerializationContext | None) -> _Writer:
@@ -495,6 +574,8 @@ class AvroSerializer(Serializer):
     def __call__(self, obj: object, ctx: SerializationContext | None = None) -> bytes | None:
         if obj is None:
             return None
+        if ctx is not None and ctx.field == _KEY:
+            set_original_key(obj)  # for a DLQ record of the value's rules (as confluent)
         if self._by_topic and ctx is not None:
             # Built-in strategies give one subject per (topic, field): skip the strategy call.
             cache = self._value_writers if ctx.field == _VALUE else self._key_writers
@@ -503,17 +584,14 @@ class AvroSerializer(Serializer):
                 writer = self._writer_for(ctx)
         else:
             writer = self._writer_for(ctx)
-        if self._to_dict is not None:
-            if ctx is None:
-                raise TypeError("SerializationContext cannot be None")
-            value = self._to_dict(obj, ctx)
-        else:
-            value = obj
+        value = obj if self._to_dict is None else call_dict_hook(self._to_dict, obj, ctx)
+        if writer.rules is not None:
+            value = writer.rules.domain(ctx, writer.rules.subject, value)
         if writer.is_bytes:
             body = value if isinstance(value, bytes) else str(value).encode()
             if writer.prefix is not None:
                 return writer.prefix + body
-            return self._conf.schema_id_serializer(body, ctx, writer.schema_id)
+            return self._framed(writer, body, ctx)
         if writer.guard is not None:
             writer.guard(value)
         try:
@@ -535,25 +613,32 @@ class AvroSerializer(Serializer):
             raise
         except Exception as exc:
             raise _mismatch(value, writer.parsed, exc) from exc
+        return self._framed(writer, body, ctx)
+
+    def _framed(self, writer: _Writer, body: bytes, ctx: SerializationContext | None) -> bytes:
+        if writer.rules is not None and writer.rules.has_encoding:
+            body = writer.rules.encoding(ctx, writer.rules.subject, body)
         return self._conf.schema_id_serializer(body, ctx, writer.schema_id)
 
 
 class _Reader:
     """Per writer schema (and reader schema): decode the data after the frame."""
 
-    __slots__ = ("is_bytes", "label", "reader", "writer")
+    __slots__ = ("is_bytes", "label", "reader", "rules", "writer")
 
     def __init__(self, writer: Any, reader: Any, label: str) -> None:
         self.writer = writer
         self.reader = reader
         self.label = label
         self.is_bytes = _is_bytes(writer)
+        self.rules: Any = None  # a serdes.rules.plan.ReadPlan when there are rules to run
 
 
 def _undecodable(reader: _Reader, exc: BaseException) -> SerializationError:
-    return SerializationError(
+    return like(
+        exc,
         f"payload does not decode as Avro with writer schema {reader.label}: "
-        f"{type(exc).__name__}: {exc}"
+        f"{type(exc).__name__}: {exc}",
     )
 
 
@@ -588,6 +673,7 @@ class AvroDeserializer(Deserializer):
     ) -> None:
         self._registry = schema_registry_client
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=False)
+        self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
         self._schema = _as_schema(schema_str)
         self._parsed_cache: dict[Schema, Any] = {}
         self._reader_schema = self._parse(self._schema) if self._schema is not None else None
@@ -622,6 +708,8 @@ class AvroDeserializer(Deserializer):
     def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
         if data is None:
             return None
+        if ctx is not None and ctx.field == _KEY:
+            set_original_key(data)  # for a DLQ record of the value's rules (as confluent)
         if ctx is None or not ctx.headers:
             # Steady state: the 5-byte frame (magic 0 and id) names the reader.
             reader = self._fast.get(data[:5])
@@ -675,26 +763,50 @@ class AvroDeserializer(Deserializer):
         if self._registry is None:
             raise SerializationError(f"schema {label}: no SchemaRegistryClient to fetch it with")
         writer_schema, _ = fetch_writer_schema(self._registry, frame.schema_id, frame.guid, subject)
-        check_no_rules(writer_schema, f"writer schema {label}")
         writer = self._parse(writer_schema)
         if subject is None and ctx is not None and isinstance(writer, dict):
             subject = self._conf.subject_name(ctx, writer.get("name"))
         reader_schema = self._reader_schema
+        target = self._schema if self._schema is not None else writer_schema
+        latest = None
         if self._conf.uses_latest and subject is not None:
             latest = self._conf.latest_schema(self._registry, subject)
             if latest is not None:
-                check_no_rules(latest.schema, f"subject {subject} latest schema")
                 reader_schema = self._parse(latest.schema)
+                target = latest.schema
+        parsed_target = reader_schema if reader_schema is not None else writer
+        plan = read_plan(
+            self._rules,
+            self._registry,
+            subject,
+            writer_schema,
+            target,
+            latest,
+            lambda: avro_field_transformer(parsed_target),
+            lambda: avro_inline_tags(parsed_target),
+        )
+        if plan is not None and plan.migrations:
+            reader_schema = None  # decode as written; the migration rules do the rest
         reader = _Reader(writer, reader_schema, label)
+        reader.rules = plan
         with self._lock:
             self._readers[key] = reader
-            if self._plain and frame.schema_id is not None:
+            if self._plain and frame.schema_id is not None and plan is None:
                 self._fast[wire.id_prefix(frame.schema_id)] = reader
         return reader
 
     def _decode(
         self, reader: _Reader, data: bytes, offset: int, ctx: SerializationContext | None
     ) -> Any:
+        plan = reader.rules
+        if plan is not None:
+            original = data
+            subject = subject_or_none(self._conf.subject_name, ctx, None)
+            if subject is None and ctx is not None and isinstance(reader.writer, dict):
+                subject = self._conf.subject_name(ctx, reader.writer.get("name"))
+            if plan.has_encoding:
+                data = plan.encoding(ctx, subject, bytes(data[offset:]), original)
+                offset = 0
         if reader.is_bytes:
             value: Any = bytes(data[offset:])
         else:
@@ -708,8 +820,31 @@ class AvroDeserializer(Deserializer):
                 raise _undecodable(reader, exc) from exc
             if stream.tell() != len(data):
                 raise _left_over(reader, stream.tell(), len(data))
+        if plan is not None:
+            value = plan.decoded(ctx, subject, value, original)
         if self._from_dict is not None:
-            if ctx is None:
-                raise TypeError("SerializationContext cannot be None")
-            return self._from_dict(value, ctx)
+            return call_dict_hook(self._from_dict, value, ctx)
         return value
+
+
+# -- asyncio ------------------------------------------------------------------------------------
+
+
+class AsyncAvroSerializer(AsyncSerializer):
+    """``AvroSerializer`` for asyncio (confluent-kafka's ``avro.AsyncAvroSerializer``).
+
+    ``ser = await AsyncAvroSerializer(...)`` with ``AvroSerializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await ser(obj, ctx)`` gives ``AvroSerializer``'s bytes.
+    """
+
+    sync_class = AvroSerializer
+
+
+class AsyncAvroDeserializer(AsyncDeserializer):
+    """``AvroDeserializer`` for asyncio (confluent-kafka's ``avro.AsyncAvroDeserializer``).
+
+    ``de = await AsyncAvroDeserializer(...)`` with ``AvroDeserializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await de(data, ctx)`` gives ``AvroDeserializer``'s value.
+    """
+
+    sync_class = AvroDeserializer

@@ -23,17 +23,49 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
 
 import orjson
 import urllib3
 
+from serdes._bearer import build_bearer, normalize_identity_pool
+from serdes.associations import (
+    Association,
+    AssociationCreateOrUpdateInfo,
+    AssociationCreateOrUpdateRequest,
+    AssociationInfo,
+    AssociationResponse,
+)
 from serdes.errors import SchemaRegistryError
-from serdes.schema import RegisteredSchema, Schema, SchemaVersion, ServerConfig
+from serdes.schema import (
+    ConfigCompatibilityLevel,
+    Metadata,
+    RegisteredSchema,
+    RuleSet,
+    Schema,
+    SchemaReference,
+    SchemaVersion,
+    ServerConfig,
+)
 
-__all__ = ["Association", "SchemaRegistryClient"]
+__all__ = [
+    "Association",
+    "AssociationCreateOrUpdateInfo",
+    "AssociationCreateOrUpdateRequest",
+    "AssociationInfo",
+    "AssociationResponse",
+    "ConfigCompatibilityLevel",
+    "Metadata",
+    "RegisteredSchema",
+    "RuleSet",
+    "Schema",
+    "SchemaReference",
+    "SchemaRegistryClient",
+    "SchemaVersion",
+    "ServerConfig",
+    "normalize_identity_pool",
+]
 
 _RETRIABLE = frozenset((408, 429, 500, 502, 503, 504))
 _ACCEPT = (
@@ -49,33 +81,6 @@ def _q(segment: str) -> str:
 
 def _flag(value: bool) -> str:
     return "true" if value else "false"
-
-
-@dataclass(frozen=True)
-class Association:
-    """A subject associated with a resource (a topic), as ``/associations`` answers."""
-
-    subject: str | None
-    guid: str | None
-    resource_name: str | None
-    resource_namespace: str | None
-    resource_id: str | None
-    resource_type: str | None
-    association_type: str | None
-    frozen: bool = False
-
-    @classmethod
-    def from_dict(cls, src: dict[str, Any]) -> Association:
-        return cls(
-            subject=src.get("subject"),
-            guid=src.get("guid"),
-            resource_name=src.get("resourceName"),
-            resource_namespace=src.get("resourceNamespace"),
-            resource_id=src.get("resourceId"),
-            resource_type=src.get("resourceType"),
-            association_type=src.get("associationType"),
-            frozen=bool(src.get("frozen", False)),
-        )
 
 
 class _BoundedCache:
@@ -112,108 +117,6 @@ class _BoundedCache:
         self._items.clear()
 
 
-class _Bearer:
-    """Bearer-token headers: STATIC_TOKEN, CUSTOM (a function), OAUTHBEARER (client credentials)."""
-
-    def __init__(self, source: str, conf: dict[str, Any], transport: _Transport) -> None:
-        self.source = source
-        self._transport = transport
-        self._token: str | None = None
-        self._expires = 0.0
-        self._lock = threading.Lock()
-        self._fn: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-        if source == "CUSTOM":
-            fn = conf.pop("bearer.auth.custom.provider.function", None)
-            if not callable(fn):
-                raise ValueError("bearer.auth.custom.provider.function must be a callable")
-            self._fn = fn
-            self._fn_conf = conf.pop("bearer.auth.custom.provider.config", {}) or {}
-            return
-        if "bearer.auth.logical.cluster" not in conf:
-            raise ValueError(
-                "Missing required bearer configuration properties: bearer.auth.logical.cluster"
-            )
-        self.logical_cluster = str(conf.pop("bearer.auth.logical.cluster"))
-        self.identity_pool = conf.pop("bearer.auth.identity.pool.id", None)
-        if source == "STATIC_TOKEN":
-            if "bearer.auth.token" not in conf:
-                raise ValueError("Missing bearer.auth.token")
-            self._token = str(conf.pop("bearer.auth.token"))
-            self._expires = float("inf")
-        elif source == "OAUTHBEARER":
-            needed = (
-                "bearer.auth.client.id",
-                "bearer.auth.client.secret",
-                "bearer.auth.scope",
-                "bearer.auth.issuer.endpoint.url",
-            )
-            missing = [k for k in needed if k not in conf]
-            if missing:
-                raise ValueError(
-                    "Missing required OAuth configuration properties: " + ", ".join(missing)
-                )
-            self.client_id = str(conf.pop("bearer.auth.client.id"))
-            self.client_secret = str(conf.pop("bearer.auth.client.secret"))
-            self.scope = str(conf.pop("bearer.auth.scope"))
-            self.endpoint = str(conf.pop("bearer.auth.issuer.endpoint.url"))
-        else:
-            raise ValueError(
-                f"Unrecognized bearer.auth.credentials.source {source!r}: serdes "
-                "supports STATIC_TOKEN, OAUTHBEARER and CUSTOM"
-            )
-
-    def _fetch(self) -> None:
-        body = urlencode({"grant_type": "client_credentials", "scope": self.scope})
-        basic = base64.b64encode(f"{self.client_id}:{self.client_secret}".encode()).decode()
-        resp = self._transport.pool.request(
-            "POST",
-            self.endpoint,
-            body=body,
-            retries=False,
-            timeout=self._transport.timeout,
-            headers={
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Authorization": f"Basic {basic}",
-            },
-        )
-        if resp.status != 200:
-            raise SchemaRegistryError(
-                resp.status,
-                -1,
-                f"OAuth token request to {self.endpoint} failed: {resp.data[:200]!r}",
-            )
-        doc = orjson.loads(resp.data)
-        self._token = doc["access_token"]
-        self._expires = time.monotonic() + 0.8 * float(doc.get("expires_in", 3600))
-
-    def headers(self) -> dict[str, str]:
-        if self._fn is not None:
-            fields = self._fn(self._fn_conf)
-            missing = [
-                k for k in ("bearer.auth.token", "bearer.auth.logical.cluster") if k not in fields
-            ]
-            if missing:
-                raise ValueError(
-                    "Missing required bearer auth fields, needs to be set in config "
-                    "or custom function: " + ", ".join(missing)
-                )
-            out = {
-                "Authorization": f"Bearer {fields['bearer.auth.token']}",
-                "target-sr-cluster": str(fields["bearer.auth.logical.cluster"]),
-            }
-            if fields.get("bearer.auth.identity.pool.id") is not None:
-                out["Confluent-Identity-Pool-Id"] = str(fields["bearer.auth.identity.pool.id"])
-            return out
-        if time.monotonic() >= self._expires:
-            with self._lock:
-                if time.monotonic() >= self._expires:
-                    self._fetch()
-        out = {"Authorization": f"Bearer {self._token}", "target-sr-cluster": self.logical_cluster}
-        if self.identity_pool is not None:
-            out["Confluent-Identity-Pool-Id"] = str(self.identity_pool)
-        return out
-
-
 def _number(conf: dict[str, Any], key: str, default: float | None) -> float | None:
     value = conf.pop(key, None)
     if value is None:
@@ -235,6 +138,9 @@ class _Transport:
         userinfo: tuple[str, str] | None = None
         self.base_urls: list[str] = []
         for raw in url.split(","):
+            if raw.strip().startswith("mock://"):  # the in-memory registry (mock_client)
+                self.base_urls.append(raw.strip())
+                continue
             raw = raw.strip().rstrip("/")
             if not raw:
                 continue
@@ -304,17 +210,21 @@ class _Transport:
             if key_password is not None:
                 tls["key_password"] = key_password
         proxy = conf.pop("proxy", None)
+        # Kept for the async face (serdes._async.transport), which opens its own connections.
+        self.tls: dict[str, Any] = tls
+        self.proxy: str | None = proxy
+        self.sleep: Callable[[float], None] = time.sleep  # the async face awaits instead
         common = {"maxsize": 8, "retries": False, "timeout": self.timeout, **tls}
         self.pool: urllib3.PoolManager = (
             urllib3.ProxyManager(proxy, **common) if proxy else urllib3.PoolManager(**common)
         )
 
         source = conf.pop("bearer.auth.credentials.source", None)
-        self.bearer = _Bearer(str(source), conf, self) if source is not None else None
+        self.bearer = build_bearer(source, conf, self) if source is not None else None
 
     def _backoff(self, attempt: int) -> None:
         ceiling = min(self.retries_wait_ms * (2.0**attempt), self.retries_max_wait_ms)
-        time.sleep(random.random() * ceiling / 1000.0)
+        self.sleep(random.random() * ceiling / 1000.0)
 
     def request(
         self,
@@ -373,6 +283,11 @@ class _Transport:
         self.pool.clear()
 
 
+def _is_mock(conf: Any) -> bool:
+    url = conf.get("url") if isinstance(conf, dict) else None
+    return isinstance(url, str) and url.strip().startswith("mock://")
+
+
 def _is_dir(path: str) -> bool:
     import os
 
@@ -414,6 +329,14 @@ class SchemaRegistryClient:
     ``cache.latest.ttl.sec``. Unknown keys raise ``ValueError``.
     """
 
+    def __new__(cls, conf: dict[str, Any] | None = None, *args: Any, **kwargs: Any) -> Any:
+        # ``mock://`` URLs give the in-memory registry (serdes.mock_client), as new_client does.
+        if cls is SchemaRegistryClient and _is_mock(conf):
+            from serdes.mock_client import MockSchemaRegistryClient
+
+            return super().__new__(MockSchemaRegistryClient)
+        return super().__new__(cls)
+
     def __init__(self, conf: dict[str, Any]) -> None:
         self._conf = conf
         rest = dict(conf)
@@ -451,6 +374,7 @@ class SchemaRegistryClient:
 
     @staticmethod
     def new_client(conf: dict[str, Any]) -> SchemaRegistryClient:
+        """A client for ``conf``: the in-memory ``MockSchemaRegistryClient`` for ``mock://``."""
         return SchemaRegistryClient(conf)
 
     def clear_latest_caches(self) -> None:
@@ -793,20 +717,20 @@ class SchemaRegistryClient:
         normalize: bool = False,
         verbose: bool = False,
     ) -> bool:
-        resp = self._rest.request(
-            "POST",
-            f"compatibility/subjects/{_q(subject_name)}/versions/{_q(str(version))}",
-            {"normalize": _flag(normalize), "verbose": _flag(verbose)},
-            _body(schema),
-        )
-        return bool(resp["is_compatible"])
+        path = f"compatibility/subjects/{_q(subject_name)}/versions/{_q(str(version))}"
+        return self._is_compatible(path, schema, normalize, verbose)
 
     def test_compatibility_all_versions(
         self, subject_name: str, schema: Schema, normalize: bool = False, verbose: bool = False
     ) -> bool:
+        path = f"compatibility/subjects/{_q(subject_name)}/versions"
+        return self._is_compatible(path, schema, normalize, verbose)
+
+    def _is_compatible(self, path: str, schema: Schema, normalize: bool, verbose: bool) -> bool:
+        """POST a compatibility check (against one version or all) and read its verdict."""
         resp = self._rest.request(
             "POST",
-            f"compatibility/subjects/{_q(subject_name)}/versions",
+            path,
             {"normalize": _flag(normalize), "verbose": _flag(verbose)},
             _body(schema),
         )
@@ -815,11 +739,11 @@ class SchemaRegistryClient:
     def set_compatibility(self, subject_name: str | None = None, level: str | None = None) -> Any:
         if level is None:
             raise ValueError("level must be set")
-        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        path = _config_path(subject_name)
         return self._rest.request("PUT", path, body={"compatibility": str(level).upper()})
 
     def get_compatibility(self, subject_name: str | None = None) -> str:
-        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        path = _config_path(subject_name)
         return self._rest.request("GET", path)["compatibilityLevel"]
 
     def set_config(
@@ -827,15 +751,15 @@ class SchemaRegistryClient:
     ) -> Any:
         if config is None:
             raise ValueError("config must be set")
-        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        path = _config_path(subject_name)
         return self._rest.request("PUT", path, body=config.to_dict())
 
     def delete_config(self, subject_name: str | None = None) -> ServerConfig:
-        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        path = _config_path(subject_name)
         return ServerConfig.from_dict(self._rest.request("DELETE", path))
 
     def get_config(self, subject_name: str | None = None) -> ServerConfig:
-        path = f"config/{_q(subject_name)}" if subject_name is not None else "config"
+        path = _config_path(subject_name)
         return ServerConfig.from_dict(self._rest.request("GET", path))
 
     def get_mode(self, subject_name: str) -> str:
@@ -867,11 +791,7 @@ class SchemaRegistryClient:
         offset: int = 0,
         limit: int = -1,
     ) -> list[Association]:
-        query: list[tuple[str, Any]] = []
-        if resource_type is not None:
-            query.append(("resourceType", resource_type))
-        for kind in association_types or ():
-            query.append(("associationType", kind))
+        query = _association_filter(resource_type, association_types)
         if offset > 0:
             query.append(("offset", offset))
         if limit >= 1:
@@ -880,6 +800,40 @@ class SchemaRegistryClient:
             "GET", f"associations/resources/{_q(resource_namespace)}/{_q(resource_name)}", query
         )
         return [Association.from_dict(a) for a in resp or []]
+
+    def create_association(self, request: AssociationCreateOrUpdateRequest) -> AssociationResponse:
+        """``POST /associations``: give a resource (a topic) its subjects."""
+        resp = self._rest.request("POST", "associations", body=request.to_dict())
+        return AssociationResponse.from_dict(resp or {})
+
+    def delete_associations(
+        self,
+        resource_id: str,
+        resource_type: str | None = None,
+        association_types: Iterable[str] | None = None,
+        cascade_lifecycle: bool = False,
+    ) -> None:
+        """``DELETE /associations/resources/{id}`` (all, or only the given types)."""
+        query = [("cascadeLifecycle", _flag(cascade_lifecycle))]
+        query += _association_filter(resource_type, association_types)
+        self._rest.request("DELETE", f"associations/resources/{_q(resource_id)}", query)
+
+
+def _config_path(subject_name: str | None) -> str:
+    """``config/{subject}``, or the global ``config`` when no subject is named."""
+    return f"config/{_q(subject_name)}" if subject_name is not None else "config"
+
+
+def _association_filter(
+    resource_type: str | None, association_types: Iterable[str] | None
+) -> list[tuple[str, Any]]:
+    """The ``resourceType`` / repeated ``associationType`` query of the association calls."""
+    query: list[tuple[str, Any]] = []
+    if resource_type is not None:
+        query.append(("resourceType", resource_type))
+    for kind in association_types or ():
+        query.append(("associationType", kind))
+    return query
 
 
 def _id_listing_query(

@@ -10,7 +10,31 @@ from __future__ import annotations
 
 from confluent_kafka.serialization import SerializationError
 
-__all__ = ["SchemaRegistryError", "SerializationError", "UnknownSchemaError"]
+__all__ = [
+    "OAuthTokenError",
+    "SchemaRegistryError",
+    "SerializationEOFError",
+    "SerializationError",
+    "SerializationTypeError",
+    "SerializationValueError",
+    "UnknownSchemaError",
+    "like",
+]
+
+
+class SerializationValueError(SerializationError, ValueError):
+    """Raised where confluent-kafka raises ``ValueError`` (a value that does not fit the schema
+    under strict validation, a schema with references but no registry client): catchable as
+    either, so ``except ValueError`` written for confluent-kafka keeps working."""
+
+
+class SerializationTypeError(SerializationError, TypeError):
+    """Raised where confluent-kafka raises ``TypeError``: catchable as either."""
+
+
+class SerializationEOFError(SerializationError, EOFError):
+    """A frame ends inside its Protobuf message indexes, where confluent-kafka raises
+    ``EOFError``: catchable as either."""
 
 
 class SchemaRegistryError(Exception):
@@ -63,3 +87,27 @@ class UnknownSchemaError(SerializationError, SchemaRegistryError):
 
     def __repr__(self) -> str:
         return f"UnknownSchemaError({self.message!r})"
+
+
+def like(cause: BaseException, message: str) -> SerializationError:
+    """A ``SerializationError`` for ``cause`` that is also catchable as the ``ValueError``,
+    ``TypeError`` or ``EOFError`` confluent-kafka lets through in the same situation."""
+    if isinstance(cause, EOFError):
+        return SerializationEOFError(message)
+    if isinstance(cause, ValueError):
+        return SerializationValueError(message)
+    if isinstance(cause, TypeError):
+        return SerializationTypeError(message)
+    return SerializationError(message)
+
+
+class OAuthTokenError(Exception):
+    """A bearer token could not be obtained (confluent-kafka's ``error.OAuthTokenError``)."""
+
+    def __init__(
+        self, message: str, status_code: int | None = None, response_text: str | None = None
+    ):
+        self.message = message
+        self.status_code = status_code
+        self.response_text = response_text
+        super().__init__(f"{message} (HTTP {status_code}): {response_text}")

@@ -24,21 +24,27 @@ from confluent_kafka.serialization import (
 )
 
 from serdes import wire
+from serdes._async.serde import AsyncDeserializer, AsyncSerializer
 from serdes._serde import (
     DESERIALIZER_KEYS,
     SERIALIZER_KEYS,
     SerdeConf,
-    check_no_rules,
+    call_dict_hook,
     fetch_writer_schema,
     register_or_lookup,
 )
-from serdes.errors import SerializationError
+from serdes.errors import SerializationError, SerializationValueError, like
+from serdes.rules.context import set_original_key
+from serdes.rules.engine import RuleRunner
+from serdes.rules.plan import read_plan, write_plan
+from serdes.rules.walk_json import json_field_transformer, json_references
 from serdes.schema import Schema
 
-__all__ = ["JSONDeserializer", "JSONSerializer"]
+__all__ = ["AsyncJSONDeserializer", "AsyncJSONSerializer", "JSONDeserializer", "JSONSerializer"]
 
 _SCHEMA_TYPE = "JSON"
 _VALUE = MessageField.VALUE
+_KEY = MessageField.KEY
 
 
 def _as_schema(value: Any) -> Schema | None:
@@ -96,9 +102,9 @@ def compile_json_schema(schema: Schema, client: Any) -> _Compiled:
                 continue
             seen.add(key)
             if client is None:
-                raise SerializationError(
-                    "schema_registry_client must be provided if schema_str is a Schema with "
-                    "references"
+                raise SerializationValueError(
+                    'schema_registry_client must be provided if "schema_str" is a Schema '
+                    "instance with references"
                 )
             referenced = client.get_version(ref.subject, ref.version, True)
             add(referenced.schema.references)
@@ -117,6 +123,16 @@ def compile_json_schema(schema: Schema, client: Any) -> _Compiled:
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
         raise SerializationError(f"invalid JSON schema: {exc}") from None
     return _Compiled(doc, validator)
+
+
+def _title(schema: Schema) -> str | None:
+    """The ``title`` of a schema's document; ``SerializationError`` if the text is not JSON."""
+    try:
+        doc = orjson.loads(schema.schema_str or "")
+    except orjson.JSONDecodeError as exc:
+        raise SerializationError(f"schema is not JSON: {exc}") from None
+    title = doc.get("title") if isinstance(doc, dict) else None
+    return title if isinstance(title, str) else None
 
 
 def _encode(value: Any) -> bytes:
@@ -145,6 +161,8 @@ class JSONSerializer(Serializer):
     ) -> None:
         self._registry = schema_registry_client
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=True)
+        self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
+        self._plans: dict[Any, Any] = {}
         self._validate = SerdeConf._bool(self._conf.raw, "validate")
         if to_dict is not None and not callable(to_dict):
             raise ValueError(
@@ -155,8 +173,10 @@ class JSONSerializer(Serializer):
         self._encode = json_encode or _encode
         self._schema = _as_schema(schema_str)
         self._compiled_cache: dict[Schema, _Compiled] = {}
-        self._compiled = self._compile(self._schema) if self._schema is not None else None
-        self._schema_name = self._compiled.title if self._compiled is not None else None
+        # As confluent-kafka: the text is parsed now (its title names the record), the validator
+        # built when first needed - with ``use.latest.version`` it may never be (the given text
+        # can then ``$ref`` what only the registered version's references resolve).
+        self._schema_name = _title(self._schema) if self._schema is not None else None
         self._lock = threading.Lock()
         self._writers: dict[str, tuple[bytes | None, wire.SchemaId, _Compiled]] = {}
         self._value_writers: dict[str, tuple[bytes | None, wire.SchemaId, _Compiled]] = {}
@@ -170,12 +190,27 @@ class JSONSerializer(Serializer):
             self._compiled_cache[schema] = found
         return found
 
-    def _make(self, schema_id: int | None, guid: str | None, compiled: _Compiled) -> Any:
+    def _make(
+        self, schema_id: int | None, guid: str | None, compiled: _Compiled, plan: Any = None
+    ) -> Any:
         sid = wire.SchemaId(_SCHEMA_TYPE, schema_id, guid)
         prefix = (
             wire.id_prefix(schema_id) if self._conf.prefix_ids and schema_id is not None else None
         )
-        return prefix, sid, compiled
+        return prefix, sid, compiled, plan
+
+    def _plan(self, schema: Schema, compiled: _Compiled) -> Any:
+        """The WRITE rules of ``schema`` (serdes.rules.plan.WritePlan), built once."""
+        if schema not in self._plans:
+            self._plans[schema] = write_plan(
+                self._rules,
+                schema,
+                lambda: json_field_transformer(
+                    compiled.doc, lambda: json_references(schema, self._registry)
+                ),
+                lambda: None,
+            )
+        return self._plans[schema]
 
     def _writer_for(self, ctx: SerializationContext | None) -> Any:
         subject = self._conf.subject_name(ctx, self._schema_name)
@@ -186,17 +221,18 @@ class JSONSerializer(Serializer):
         if self._conf.uses_latest:
             rs = self._conf.latest_schema(self._registry, subject)
             assert rs is not None
-            check_no_rules(rs.schema, f"subject {subject} schema id {rs.schema_id}")
-            return self._make(rs.schema_id, rs.guid, self._compile(rs.schema))
+            compiled = self._compile(rs.schema)
+            return self._make(rs.schema_id, rs.guid, compiled, self._plan(rs.schema, compiled))
         writer = self._writers.get(subject)
         if writer is None:
             with self._lock:
                 writer = self._writers.get(subject)
                 if writer is None:
-                    if self._schema is None or self._compiled is None:
+                    if self._schema is None:
                         raise SerializationError("JSONSerializer has no schema")
+                    compiled = self._compile(self._schema)
                     rs = register_or_lookup(self._registry, self._conf, subject, self._schema)
-                    writer = self._make(rs.schema_id, rs.guid, self._compiled)
+                    writer = self._make(rs.schema_id, rs.guid, compiled)
                     self._writers[subject] = writer
         if self._by_topic and ctx is not None:
             (self._value_writers if ctx.field == _VALUE else self._key_writers)[ctx.topic] = writer
@@ -205,6 +241,8 @@ class JSONSerializer(Serializer):
     def __call__(self, obj: object, ctx: SerializationContext | None = None) -> bytes | None:
         if obj is None:
             return None
+        if ctx is not None and ctx.field == _KEY:
+            set_original_key(obj)  # for a DLQ record of the value's rules (as confluent)
         writer = None
         if self._by_topic and ctx is not None:
             writer = (self._value_writers if ctx.field == _VALUE else self._key_writers).get(
@@ -212,21 +250,21 @@ class JSONSerializer(Serializer):
             )
         if writer is None:
             writer = self._writer_for(ctx)
-        prefix, sid, compiled = writer
-        if self._to_dict is not None:
-            if ctx is None:
-                raise TypeError("SerializationContext cannot be None")
-            value = self._to_dict(obj, ctx)
-        else:
-            value = obj
+        prefix, sid, compiled, plan = writer
+        value = obj if self._to_dict is None else call_dict_hook(self._to_dict, obj, ctx)
+        if plan is not None:
+            value = plan.domain(ctx, self._conf.subject_name(ctx, self._schema_name), value)
         if self._validate:
             compiled.check(value, "record")
         try:
             body = self._encode(value)
         except TypeError as exc:
-            raise SerializationError(f"record is not JSON-serializable: {exc}") from exc
+            raise like(exc, f"record is not JSON-serializable: {exc}") from exc
         if body.__class__ is str:
             body = body.encode("utf-8")  # type: ignore[union-attr]
+        if plan is not None and plan.has_encoding:
+            subject = self._conf.subject_name(ctx, self._schema_name)
+            return self._conf.schema_id_serializer(plan.encoding(ctx, subject, body), ctx, sid)
         if prefix is not None:
             return prefix + body  # type: ignore[operator]
         return self._conf.schema_id_serializer(body, ctx, sid)
@@ -259,6 +297,8 @@ class JSONDeserializer(Deserializer):
             )
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=False)
         self._validate = SerdeConf._bool(self._conf.raw, "validate")
+        self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
+        self._plans: dict[Any, Any] = {}
         self._schema = _as_schema(schema_str)
         self._compiled_cache: dict[Schema, _Compiled] = {}
         self._reader = self._compile(self._schema) if self._schema is not None else None
@@ -270,7 +310,7 @@ class JSONDeserializer(Deserializer):
         self._from_dict = from_dict
         self._decode_json = json_decode or orjson.loads
         self._lock = threading.Lock()
-        self._validators: dict[Any, tuple[_Compiled | None, str]] = {}
+        self._validators: dict[Any, tuple[_Compiled | None, str, Any]] = {}
         self._plain = (
             self._conf.dual_ids and not self._conf.strategy_is_custom and not self._conf.uses_latest
         )
@@ -285,6 +325,8 @@ class JSONDeserializer(Deserializer):
     def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
         if data is None:
             return None
+        if ctx is not None and ctx.field == _KEY:
+            set_original_key(data)  # for a DLQ record of the value's rules (as confluent)
         if self._plain and len(data) > 4 and data[0] == 0 and (ctx is None or not ctx.headers):
             found = self._validators.get(int.from_bytes(data[1:5], "big"))
             if found is not None:
@@ -315,37 +357,80 @@ class JSONDeserializer(Deserializer):
                     self._validators[key] = found
         return self._decode(found, data, frame.offset, ctx)
 
-    def _load(self, frame: wire.Frame, subject: str | None) -> tuple[_Compiled | None, str]:
+    def _load(self, frame: wire.Frame, subject: str | None) -> tuple[_Compiled | None, str, Any]:
         label = f"id {frame.schema_id}" if frame.schema_id is not None else f"GUID {frame.guid}"
         if self._registry is None:
-            return self._reader, label
+            return self._reader, label, None
         writer_schema, _ = fetch_writer_schema(self._registry, frame.schema_id, frame.guid, subject)
-        check_no_rules(writer_schema, f"writer schema {label}")
+        latest = None
         if self._conf.uses_latest and subject is not None:
             latest = self._conf.latest_schema(self._registry, subject)
-            if latest is not None:
-                check_no_rules(latest.schema, f"subject {subject} latest schema")
-                return self._compile(latest.schema), label
-        if self._reader is not None:
-            return self._reader, label
-        return self._compile(writer_schema), label
+        if latest is not None:
+            target, compiled = latest.schema, self._compile(latest.schema)
+        elif self._reader is not None and self._schema is not None:
+            target, compiled = self._schema, self._reader
+        else:
+            target, compiled = writer_schema, self._compile(writer_schema)
+        key = (subject, writer_schema, target, latest.version if latest is not None else None)
+        if key not in self._plans:
+            self._plans[key] = read_plan(
+                self._rules,
+                self._registry,
+                subject,
+                writer_schema,
+                target,
+                latest,
+                lambda: json_field_transformer(
+                    compiled.doc, lambda: json_references(target, self._registry)
+                ),
+                lambda: None,
+            )
+        return compiled, label, self._plans[key]
 
     def _decode(
         self,
-        found: tuple[_Compiled | None, str],
+        found: tuple[_Compiled | None, str, Any],
         data: bytes,
         offset: int,
         ctx: SerializationContext | None,
     ) -> Any:
-        compiled, label = found
+        compiled, label, plan = found
+        original = data
+        if plan is not None:
+            subject = self._conf.subject_name(ctx, None) if ctx is not None else None
+            if plan.has_encoding:
+                data, offset = plan.encoding(ctx, subject, bytes(data[offset:]), original), 0
         try:
             value = self._decode_json(data[offset:])
         except (orjson.JSONDecodeError, ValueError) as exc:
-            raise SerializationError(f"payload of schema {label} is not valid JSON: {exc}") from exc
+            raise like(exc, f"payload of schema {label} is not valid JSON: {exc}") from exc
+        if plan is not None:
+            value = plan.decoded(ctx, subject, value, original)
         if self._validate and compiled is not None:
             compiled.check(value, f"payload of schema {label}")
         if self._from_dict is not None:
-            if ctx is None:
-                raise TypeError("SerializationContext cannot be None")
-            return self._from_dict(value, ctx)
+            return call_dict_hook(self._from_dict, value, ctx)
         return value
+
+
+# -- asyncio ------------------------------------------------------------------------------------
+
+
+class AsyncJSONSerializer(AsyncSerializer):
+    """``JSONSerializer`` for asyncio (confluent-kafka's ``json_schema.AsyncJSONSerializer``).
+
+    ``ser = await AsyncJSONSerializer(...)`` with ``JSONSerializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await ser(obj, ctx)`` gives ``JSONSerializer``'s bytes.
+    """
+
+    sync_class = JSONSerializer
+
+
+class AsyncJSONDeserializer(AsyncDeserializer):
+    """``JSONDeserializer`` for asyncio (confluent-kafka's ``json_schema.AsyncJSONDeserializer``).
+
+    ``de = await AsyncJSONDeserializer(...)`` with ``JSONDeserializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await de(data, ctx)`` gives ``JSONDeserializer``'s value.
+    """
+
+    sync_class = JSONDeserializer

@@ -29,41 +29,66 @@ from confluent_kafka.serialization import (
     SerializationContext,
     Serializer,
 )
-from google.protobuf import descriptor_pb2, descriptor_pool
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, FileDescriptor
 from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
 from serdes import wire
+from serdes._async.serde import AsyncDeserializer, AsyncSerializer
 from serdes._serde import (
     DESERIALIZER_KEYS,
     SERIALIZER_KEYS,
     SerdeConf,
-    check_no_rules,
     fetch_writer_schema,
     register_or_lookup,
 )
-from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
+from serdes.errors import SerializationError
+from serdes.protobuf_decimal import decimal_to_protobuf, protobuf_to_decimal
+from serdes.rules.context import set_original_key
+from serdes.rules.engine import RuleRunner
+from serdes.rules.plan import read_plan, write_plan
+from serdes.rules.walk_protobuf import proto_field_transformer
 from serdes.schema import Schema, SchemaReference
 from serdes.strategies import reference_subject_name_strategy
 
-__all__ = ["ProtobufDeserializer", "ProtobufSerializer", "message_index_path", "message_to_dict"]
+__all__ = [
+    "AsyncProtobufDeserializer",
+    "AsyncProtobufSerializer",
+    "ProtobufDeserializer",
+    "ProtobufSerializer",
+    "decimal_to_protobuf",
+    "message_index_path",
+    "message_to_dict",
+    "protobuf_to_decimal",
+]
 
 _SCHEMA_TYPE = "PROTOBUF"
 _VALUE = MessageField.VALUE
+_KEY = MessageField.KEY
 
 
 def _is_builtin(name: str) -> bool:
     return name.startswith(("confluent/", "google/protobuf/", "google/type/"))
 
 
+def _declared(nested: Any) -> list[Descriptor]:
+    """The nested messages as declared: protoc's synthetic map entry types left out."""
+    return [m for m in nested if not m.GetOptions().map_entry]
+
+
 def message_index_path(desc: Descriptor) -> list[int]:
-    """Where ``desc`` sits in its file: top-level index, then nested indexes."""
+    """Where ``desc`` sits in its file: top-level index, then nested indexes.
+
+    Map entry types (``TagsEntry`` for a ``map<..> tags`` field) are not counted, as Confluent's
+    Java and JavaScript clients count (confluent-kafka-python counts them, so its path for a
+    message declared after a map field is one higher; the deserializer reads both).
+    """
     path: list[int] = []
     current = desc
     while current.containing_type is not None:
         parent = current.containing_type
-        path.append(list(parent.nested_types).index(current))
+        path.append(_declared(parent.nested_types).index(current))
         current = parent
     path.append(list(current.file.message_types_by_name.values()).index(current))
     path.reverse()
@@ -72,6 +97,10 @@ def message_index_path(desc: Descriptor) -> list[int]:
 
 def _file_schema_str(file: FileDescriptor) -> str:
     return base64.standard_b64encode(file.serialized_pb).decode("ascii")
+
+
+# confluent-kafka's name for it, which tests written against it import
+_schema_to_str = _file_schema_str
 
 
 class ProtobufSerializer(Serializer):
@@ -100,6 +129,8 @@ class ProtobufSerializer(Serializer):
     ) -> None:
         self._registry = schema_registry_client
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=True)
+        self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
+        self._plans: dict[Any, Any] = {}
         raw = self._conf.raw
         self._skip_known_types = SerdeConf._bool(raw, "skip.known.types")
         if SerdeConf._bool(raw, "use.deprecated.format"):
@@ -140,15 +171,27 @@ class ProtobufSerializer(Serializer):
         return refs
 
     def _frame_for(
-        self, schema_id: int | None, guid: str | None
-    ) -> tuple[bytes | None, wire.SchemaId]:
+        self, schema_id: int | None, guid: str | None, plan: Any = None
+    ) -> tuple[bytes | None, wire.SchemaId, Any]:
         sid = wire.SchemaId(_SCHEMA_TYPE, schema_id, guid, list(self._indexes))
         prefix = None
         if self._conf.prefix_ids and schema_id is not None:
             prefix = wire.id_prefix(schema_id) + self._index_bytes
-        return prefix, sid
+        return prefix, sid, plan
 
-    def _frame(self, ctx: SerializationContext | None) -> tuple[bytes | None, wire.SchemaId] | None:
+    def _plan(self, schema: Schema) -> Any:
+        """The WRITE rules of ``schema`` (serdes.rules.plan.WritePlan), built once. Fields
+        are walked along the message class's descriptor (its tags are the schema's when the
+        class was generated from the registered schema)."""
+        if schema not in self._plans:
+            self._plans[schema] = write_plan(
+                self._rules, schema, lambda: proto_field_transformer(self._descriptor), lambda: None
+            )
+        return self._plans[schema]
+
+    def _frame(
+        self, ctx: SerializationContext | None
+    ) -> tuple[bytes | None, wire.SchemaId, Any] | None:
         if ctx is None:
             return None  # as confluent-kafka: no context, no subject, no registration
         subject = self._conf.subject_name(ctx, self._name)
@@ -157,8 +200,7 @@ class ProtobufSerializer(Serializer):
         if self._conf.uses_latest:
             rs = self._conf.latest_schema(self._registry, subject)
             assert rs is not None
-            check_no_rules(rs.schema, f"subject {subject} schema id {rs.schema_id}")
-            return self._frame_for(rs.schema_id, rs.guid)
+            return self._frame_for(rs.schema_id, rs.guid, self._plan(rs.schema))
         found = self._by_subject.get(subject)
         if found is None:
             with self._lock:
@@ -183,9 +225,14 @@ class ProtobufSerializer(Serializer):
                 return prefix + message.SerializeToString()
         if message is None:
             return None
+        if ctx is not None and ctx.field == _KEY:
+            set_original_key(message)  # for a DLQ record of the value's rules (as confluent)
         if not isinstance(message, self._msg_class):
             raise ValueError(f"message must be of type {self._msg_class} not {type(message)}")
         frame = self._frame(ctx)
+        plan = frame[2] if frame is not None else None
+        if plan is not None:
+            message = plan.domain(ctx, self._conf.subject_name(ctx, self._name), message)
         try:
             body = message.SerializeToString()
         except Exception as exc:  # e.g. required fields missing in proto2
@@ -195,7 +242,10 @@ class ProtobufSerializer(Serializer):
         if frame is None:
             sid = wire.SchemaId(_SCHEMA_TYPE, None, None, list(self._indexes))
             return self._conf.schema_id_serializer(body, ctx, sid)
-        prefix, sid = frame
+        prefix, sid, _ = frame
+        if plan is not None and plan.has_encoding:
+            subject = self._conf.subject_name(ctx, self._name)
+            return self._conf.schema_id_serializer(plan.encoding(ctx, subject, body), ctx, sid)
         if prefix is not None:
             return prefix + body
         return self._conf.schema_id_serializer(body, ctx, sid)
@@ -276,12 +326,15 @@ def _add_builtin(pool: descriptor_pool.DescriptorPool, name: str) -> None:
 
 
 class _Decoder:
-    __slots__ = ("cls", "label", "parse", "to_dict")
+    __slots__ = ("cls", "label", "migrate", "name", "parse", "rules", "to_dict")
 
     def __init__(self, cls: Any, label: str, to_dict: bool) -> None:
         self.cls = cls
         self.label = label
         self.to_dict = to_dict
+        self.rules: Any = None  # a serdes.rules.plan.ReadPlan when there are rules to run
+        self.name: str | None = None  # the writer message's full name (for the subject)
+        self.migrate: Any = None  # (writer class, reader class) when migrations run
         from_string = cls.FromString
         if to_dict:
 
@@ -314,6 +367,8 @@ class ProtobufDeserializer(Deserializer):
     ) -> None:
         self._registry = schema_registry_client
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=False)
+        self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
+        self._writer_schemas: dict[Any, Schema] = {}
         if SerdeConf._bool(self._conf.raw, "use.deprecated.format"):
             raise ValueError("use.deprecated.format is no longer supported")
         if message_type is None and schema_registry_client is None:
@@ -331,6 +386,8 @@ class ProtobufDeserializer(Deserializer):
     def __call__(self, data: bytes | None, ctx: SerializationContext | None = None) -> Any:
         if data is None:
             return None
+        if ctx is not None and ctx.field == _KEY:
+            set_original_key(data)  # for a DLQ record of the value's rules (as confluent)
         if ctx is None or not ctx.headers:
             # Steady state: the 6-byte frame (magic 0, id, index path [0]) names the parser.
             parse = self._fast.get(data[:6])
@@ -362,21 +419,54 @@ class ProtobufDeserializer(Deserializer):
         subject = None
         if self._conf.strategy_is_custom and ctx is not None:
             subject = self._conf.subject_name(ctx, None)
-        key = (subject, ident, tuple(indexes))
+        key: Any = (subject, ident, tuple(indexes))
+        latest = None
+        if self._conf.uses_latest and ctx is not None and self._registry is not None:
+            latest_subject = subject or self._conf.subject_name(ctx, None)
+            if latest_subject is not None:
+                latest = self._conf.latest_schema(self._registry, latest_subject)
+                key = (*key, latest.schema_id if latest is not None else None)
         decoder = self._decoders.get(key)
         if decoder is None:
-            decoder = self._load(frame, indexes, subject, ctx)
+            decoder = self._load(frame, indexes, subject, ctx, latest)
             with self._lock:
                 self._decoders[key] = decoder
                 if (
                     self._plain
+                    and decoder.rules is None
                     and indexes == [0]
                     and frame.schema_id is not None
                     and (frame.offset == 6)
                 ):
                     self._decoders[frame.schema_id] = decoder
                     self._fast[wire.id_prefix(frame.schema_id) + b"\x00"] = decoder.parse
+        if decoder.rules is not None:
+            return self._decode_with_rules(decoder, data, frame.offset, ctx)
         return self._decode(decoder, data, frame.offset)
+
+    def _decode_with_rules(
+        self, decoder: _Decoder, data: bytes, offset: int, ctx: SerializationContext | None
+    ) -> Any:
+        plan = decoder.rules
+        subject = self._conf.subject_name(ctx, None) if ctx is not None else None
+        if subject is None and ctx is not None:
+            subject = self._conf.subject_name(ctx, decoder.name)
+        if plan.has_encoding:
+            data, offset = plan.encoding(ctx, subject, bytes(data[offset:]), data), 0
+        cls = decoder.migrate[0] if decoder.migrate is not None else decoder.cls
+        try:
+            message = cls.FromString(data[offset:])
+        except DecodeError as exc:
+            raise SerializationError(
+                f"payload does not decode as Protobuf message of schema {decoder.label}: {exc}"
+            ) from exc
+        if decoder.migrate is not None and ctx is not None and subject is not None:
+            # As confluent-kafka: the migration rules see the message as JSON, and the result
+            # is read into the reader schema's message.
+            value = plan.migrate(ctx, subject, json_format.MessageToDict(message, True))
+            message = json_format.ParseDict(value, decoder.migrate[1]())
+        message = plan.domain(ctx, subject, message, data)
+        return message_to_dict(message) if decoder.to_dict else message
 
     def _load(
         self,
@@ -384,6 +474,7 @@ class ProtobufDeserializer(Deserializer):
         indexes: list[int],
         subject: str | None,
         ctx: SerializationContext | None,
+        latest: Any = None,
     ) -> _Decoder:
         label = f"id {frame.schema_id}" if frame.schema_id is not None else f"GUID {frame.guid}"
         if self._registry is None:
@@ -394,8 +485,35 @@ class ProtobufDeserializer(Deserializer):
         pool, file_name = self._pool(frame, subject, label)
         desc = self._message_descriptor(pool.FindFileByName(file_name), indexes, label)
         if self._msg_class is not None:
-            return _Decoder(self._msg_class, f"{label} ({desc.full_name})", False)
-        return _Decoder(GetMessageClass(desc), f"{label} ({desc.full_name})", True)
+            decoder = _Decoder(self._msg_class, f"{label} ({desc.full_name})", False)
+        else:
+            decoder = _Decoder(GetMessageClass(desc), f"{label} ({desc.full_name})", True)
+        writer = self._writer_schemas.get(
+            frame.schema_id if frame.schema_id is not None else str(frame.guid)
+        )
+        decoder.name = desc.full_name
+        target, reader_desc = writer, desc
+        if latest is not None:
+            latest_frame = wire.Frame(latest.schema_id, latest.guid, None, 0)
+            pool2, file2 = self._pool(latest_frame, subject, f"id {latest.schema_id}")
+            reader_file = pool2.FindFileByName(file2)
+            reader_desc = reader_file.message_types_by_name.get(
+                desc.name, self._message_descriptor(reader_file, [0], f"id {latest.schema_id}")
+            )
+            target = latest.schema
+        decoder.rules = read_plan(
+            self._rules,
+            self._registry,
+            subject,
+            writer,
+            target,
+            latest,
+            lambda: proto_field_transformer(reader_desc),
+            lambda: None,
+        )
+        if decoder.rules is not None and decoder.rules.migrations:
+            decoder.migrate = (GetMessageClass(desc), GetMessageClass(reader_desc))
+        return decoder
 
     def _pool(
         self, frame: wire.Frame, subject: str | None, label: str
@@ -404,16 +522,10 @@ class ProtobufDeserializer(Deserializer):
         cached = self._pools.get(key)
         if cached is not None:
             return cached
-        if frame.schema_id is not None:
-            try:
-                schema = self._registry.get_schema(frame.schema_id, subject, "serialized")
-            except SchemaRegistryError as exc:
-                if exc.http_status_code == 404:
-                    raise UnknownSchemaError(f"id {frame.schema_id}", exc) from exc
-                raise
-        else:
-            schema, _ = fetch_writer_schema(self._registry, None, frame.guid, subject)
-        check_no_rules(schema, f"writer schema {label}")
+        schema, _ = fetch_writer_schema(
+            self._registry, frame.schema_id, frame.guid, subject, "serialized"
+        )
+        self._writer_schemas[key] = schema
         pool = descriptor_pool.DescriptorPool()
         seen: set[str] = set()
 
@@ -451,11 +563,16 @@ class ProtobufDeserializer(Deserializer):
 
     @staticmethod
     def _message_descriptor(file: FileDescriptor, indexes: list[int], label: str) -> Descriptor:
-        # Map entry types are not counted: registries (Confluent's Java model, ours) list them
-        # in different places among the nested types, the messages people declare are stable.
+        # Nested indexes count declared messages, not map entry types (Confluent's Java and
+        # JavaScript clients, and our serializer). confluent-kafka-python counts the entries
+        # too: an index past the declared messages is read its way when that names a message.
         messages = list(file.message_types_by_name.values())
         desc: Descriptor | None = None
         for depth, index in enumerate(indexes):
+            if depth > 0 and index >= len(messages) and desc is not None:
+                every = list(desc.nested_types)
+                if index < len(every) and not every[index].GetOptions().map_entry:
+                    messages = every
             if not 0 <= index < len(messages):
                 where = "top-level" if depth == 0 else f"nested in {desc.full_name}"  # type: ignore[union-attr]
                 raise SerializationError(
@@ -463,7 +580,7 @@ class ProtobufDeserializer(Deserializer):
                     f"{index} out of range, {len(messages)} {where} message(s)"
                 )
             desc = messages[index]
-            messages = [m for m in desc.nested_types if not m.GetOptions().map_entry]
+            messages = _declared(desc.nested_types)
         assert desc is not None
         return desc
 
@@ -478,3 +595,26 @@ class ProtobufDeserializer(Deserializer):
         if decoder.to_dict:
             return message_to_dict(message)
         return message
+
+
+# -- asyncio ------------------------------------------------------------------------------------
+
+
+class AsyncProtobufSerializer(AsyncSerializer):
+    """``ProtobufSerializer`` for asyncio (confluent-kafka's ``protobuf.AsyncProtobufSerializer``).
+
+    ``ser = await AsyncProtobufSerializer(...)`` with ``ProtobufSerializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await ser(obj, ctx)`` gives ``ProtobufSerializer``'s bytes.
+    """
+
+    sync_class = ProtobufSerializer
+
+
+class AsyncProtobufDeserializer(AsyncDeserializer):
+    """``ProtobufDeserializer`` for asyncio (``protobuf.AsyncProtobufDeserializer`` of confluent).
+
+    ``de = await AsyncProtobufDeserializer(...)`` with ``ProtobufDeserializer``'s arguments and an
+    ``AsyncSchemaRegistryClient``; ``await de(data, ctx)`` gives ``ProtobufDeserializer``'s value.
+    """
+
+    sync_class = ProtobufDeserializer

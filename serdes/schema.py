@@ -3,8 +3,8 @@
 Same names, constructor arguments and attributes as ``confluent_kafka.schema_registry``'s, so
 code written against that package keeps working after changing its imports. ``Schema`` is
 immutable and hashable (the caches key on it). Metadata and rule sets are carried as the
-registry's JSON (``to_dict``/``from_dict``) without interpretation: the serdes here do not run
-data-contract rules.
+registry's JSON (``to_dict``/``from_dict``); ``serdes.rules`` reads the rules out of them
+(``Rule``, ``RuleKind``, ``RuleMode``... are re-exported here, as confluent-kafka has them).
 """
 
 from __future__ import annotations
@@ -14,10 +14,26 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any
 
+# The rule model, re-exported at the import path confluent-kafka has it.
+from serdes.rules.model import (
+    MetadataProperties,
+    MetadataTags,
+    Rule,
+    RuleKind,
+    RuleMode,
+    RuleParams,
+)
+
 __all__ = [
     "ConfigCompatibilityLevel",
     "Metadata",
+    "MetadataProperties",
+    "MetadataTags",
     "RegisteredSchema",
+    "Rule",
+    "RuleKind",
+    "RuleMode",
+    "RuleParams",
     "RuleSet",
     "Schema",
     "SchemaReference",
@@ -101,7 +117,8 @@ class Metadata(_JsonDoc):
         sensitive: list[str] | None = None,
         doc: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(doc, tags=tags, properties=properties, sensitive=sensitive)
+        # confluent-kafka passes ``MetadataTags`` / ``MetadataProperties`` objects here.
+        super().__init__(doc, tags=_plain(tags), properties=_plain(properties), sensitive=sensitive)
 
     @classmethod
     def from_dict(cls, src: dict[str, Any]) -> Metadata:
@@ -238,9 +255,6 @@ class ConfigCompatibilityLevel(StrEnum):
     FULL = "FULL"
     FULL_TRANSITIVE = "FULL_TRANSITIVE"
     NONE = "NONE"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass

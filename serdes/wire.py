@@ -24,7 +24,7 @@ from typing import Any
 
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-from serdes.errors import SerializationError
+from serdes.errors import SerializationEOFError, SerializationError
 
 __all__ = [
     "KEY_SCHEMA_ID_HEADER",
@@ -88,7 +88,7 @@ def _read_varint(data: bytes, pos: int, what: str) -> tuple[int, int]:
     end = len(data)
     while True:
         if pos >= end:
-            raise SerializationError(
+            raise SerializationEOFError(
                 f"truncated frame: the payload ends at byte {pos} inside the Protobuf {what}"
             )
         byte = data[pos]

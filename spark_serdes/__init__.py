@@ -10,7 +10,8 @@ See :mod:`spark_serdes.functions` for engines, modes and options, and
 """
 
 from spark_serdes.encoders import to_confluent_avro, to_confluent_json, to_confluent_protobuf
-from spark_serdes.functions import from_confluent_avro, native_avro_available
+from spark_serdes.engines import native_avro_available
+from spark_serdes.functions import from_confluent_avro
 from spark_serdes.json_schema import from_confluent_json
 from spark_serdes.protobuf import from_confluent_protobuf
 

@@ -1,6 +1,7 @@
 """What the three decoders share about one record's frame: the failure they raise, reading the
-schema id (GUID frames, magic byte 1, are refused: the Spark functions resolve ids), and the
-native engines' JVM expression saying why a frame is not one their plan decodes."""
+writer's schema id or GUID (magic byte 0 or 1; a GUID the plan knows was already rewritten to its
+id on the JVM, see :mod:`spark_serdes._framing`), and the native engines' JVM expression saying
+why a frame is not one their plan decodes."""
 
 from __future__ import annotations
 
@@ -10,23 +11,20 @@ from pyspark.sql import functions as F
 from serdes import wire
 from serdes.errors import SerializationError
 
-__all__ = ["DecodeFailure", "frame_problem", "read_id_frame"]
+__all__ = ["DecodeFailure", "frame_problem", "read_writer_frame"]
 
 
 class DecodeFailure(SerializationError):
     """One record that cannot be decoded: says which schema id and why."""
 
 
-def read_id_frame(data: bytes, with_indexes: bool = False) -> tuple[wire.Frame, int]:
-    """The record's frame and its schema id; a GUID frame is a :class:`DecodeFailure`
-    (a malformed frame raises ``SerializationError`` from :func:`serdes.wire.read_frame`)."""
+def read_writer_frame(data: bytes, with_indexes: bool = False) -> tuple[wire.Frame, str]:
+    """The record's frame and how failures name its writer (``schema id N`` or ``schema GUID
+    G``); a malformed frame raises ``SerializationError`` from :func:`serdes.wire.read_frame`."""
     parsed = wire.read_frame(data, with_indexes=with_indexes)
-    if parsed.schema_id is None:
-        raise DecodeFailure(
-            f"schema GUID {parsed.guid} in the payload: only schema ids (magic byte 0) "
-            "are supported in the value"
-        )
-    return parsed, parsed.schema_id
+    if parsed.schema_id is not None:
+        return parsed, f"schema id {parsed.schema_id}"
+    return parsed, f"schema GUID {parsed.guid}"
 
 
 def frame_problem(column: Column, subject: str, ids: list[int], kind: str) -> Column:
@@ -39,19 +37,34 @@ def frame_problem(column: Column, subject: str, ids: list[int], kind: str) -> Co
     return (
         F.when(
             size == 0,
-            F.lit("truncated frame: empty payload, expected magic byte 0 and a schema id"),
+            F.lit("truncated frame: empty payload, expected magic byte 0 or 1 and a schema id"),
+        )
+        .when(
+            (magic == F.lit("1")) & (size >= 17),
+            F.concat(
+                F.lit("schema GUID "),
+                F.lower(F.hex(F.substring(column, 2, 16))),
+                F.lit(
+                    f" is not one of the {kind} schemas subject {subject!r} had when the query "
+                    "was planned (or the registry gave no GUIDs for them): use options "
+                    "unknownIds=python to decode it in Python"
+                ),
+            ),
         )
         .when(
             magic == F.lit("1"),
-            F.lit(
-                "magic byte 1 (a schema GUID) in the payload: only schema ids (magic byte 0) "
-                "are supported in the value"
+            F.concat(
+                F.lit("truncated frame: "),
+                size.cast("string"),
+                F.lit(" bytes, but magic byte 1 must be followed by a 16-byte schema GUID"),
             ),
         )
         .when(
             magic != F.lit("0"),
             F.concat(
-                F.lit("Unknown magic byte "), magic, F.lit(" at offset 0: expected 0 (schema id)")
+                F.lit("Unknown magic byte "),
+                magic,
+                F.lit(" at offset 0: expected 0 (schema id) or 1 (schema GUID)"),
             ),
         )
         .when(

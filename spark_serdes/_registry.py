@@ -57,6 +57,7 @@ class SubjectVersion:
     version: int
     schema_id: int
     schema: Schema
+    guid: str | None = None  # when the registry gives it (Confluent 8 does)
 
 
 def subject_versions(client: SchemaRegistryClient, subject: str) -> list[SubjectVersion]:
@@ -64,5 +65,9 @@ def subject_versions(client: SchemaRegistryClient, subject: str) -> list[Subject
     out = []
     for version in client.get_versions(subject):
         registered = client.get_version(subject, version)
-        out.append(SubjectVersion(int(version), int(registered.schema_id), registered.schema))
+        out.append(
+            SubjectVersion(
+                int(version), int(registered.schema_id), registered.schema, registered.guid
+            )
+        )
     return out

@@ -23,7 +23,7 @@ from serdes._serde import fetch_writer_schema
 from serdes.avro import parse_avro_schema
 from serdes.errors import SchemaRegistryError, SerializationError
 from serdes.schema import Schema
-from spark_serdes._frames import DecodeFailure, read_id_frame
+from spark_serdes._frames import DecodeFailure, read_writer_frame
 from spark_serdes._registry import client_for
 from spark_serdes.types import named_types
 
@@ -408,11 +408,12 @@ _read_data = _probe_read_data()
 
 
 class _Writer:
-    __slots__ = ("label", "read")
+    __slots__ = ("label", "offset", "read")
 
     def __init__(self, writer: Any, reader: Any, label: str) -> None:
         self.read = _make_read(writer, reader, _read_data)
         self.label = label
+        self.offset = 5  # where the Avro data starts: after the id frame, or the GUID frame's 17
 
 
 class AvroBatchDecoder:
@@ -446,16 +447,17 @@ class AvroBatchDecoder:
         self.known = dict(writers)
         self.by_frame: dict[bytes, _Writer] = {}
 
-    def _writer(self, frame: bytes, data: bytes) -> _Writer:
-        _, schema_id = read_id_frame(data)
-        label = f"schema id {schema_id}"
-        text = self.known.get(schema_id)
+    def _writer(self, data: bytes) -> _Writer:
+        """The writer of a frame not seen yet (an id frame is keyed by its 5 bytes, a GUID
+        frame by its 17)."""
+        parsed, label = read_writer_frame(data)
+        text = self.known.get(parsed.schema_id) if parsed.schema_id is not None else None
         if text is None:
             if self.conf is None:
                 raise DecodeFailure(f"{label}: unknown, and no registry was configured")
             client = client_for(self.conf)
             try:
-                schema, _ = fetch_writer_schema(client, schema_id, None, None)
+                schema, _ = fetch_writer_schema(client, parsed.schema_id, parsed.guid, None)
             except SchemaRegistryError as exc:
                 if exc.http_status_code == 404:
                     raise DecodeFailure(f"{label}: not found in the registry ({exc})") from exc
@@ -466,7 +468,8 @@ class AvroBatchDecoder:
         writer = strip_logical_types(_qualified(text))
         same = json.dumps(writer, sort_keys=True) == self.reader_text
         entry = _Writer(parse_schema(copy.deepcopy(writer)), None if same else self.reader, label)
-        self.by_frame[frame] = entry
+        entry.offset = parsed.offset
+        self.by_frame[data[: parsed.offset]] = entry
         return entry
 
     def decode(self, column: pa.Array) -> pa.Array:
@@ -484,13 +487,14 @@ class AvroBatchDecoder:
                 if errors is not None:
                     errors.append(None)
                 continue
-            frame = data[:5]
             try:
-                entry = by_frame.get(frame)
+                entry = by_frame.get(data[:5])
                 if entry is None:
-                    entry = self._writer(frame, data)
+                    entry = by_frame.get(data[:17]) if data[:1] == b"\x01" else None
+                    if entry is None:
+                        entry = self._writer(data)
                 stream = bytes_io(data)
-                stream.seek(5)
+                stream.seek(entry.offset)
                 try:
                     value = entry.read(stream)
                 except Exception as exc:

@@ -29,7 +29,8 @@ fails the query naming the subject, the schema id and the reason.
 
 Engines (``options={"engine": "auto" | "native" | "python"}``):
 
-* Avro: **native** when Spark's ``spark-avro`` jar is on the classpath: the frame bytes
+* Avro: **native** when Spark's ``spark-avro`` data source is loaded in the session
+  (:func:`spark_serdes.engines.native_avro_available`): the frame bytes
   concatenated to Spark's ``to_avro(column, writer schema)``, all in the JVM; **python**
   otherwise: an Arrow UDF writing whole batches with fastavro. Both give the bytes
   ``serdes.avro.AvroSerializer`` gives (see the README for the two documented exceptions).
@@ -40,6 +41,10 @@ Engines (``options={"engine": "auto" | "native" | "python"}``):
   writing with orjson as ``serdes.json_schema.JSONSerializer`` does. ``validate`` (default
   ``true``, as Confluent's serializer) checks every record against the schema and needs the
   Python engine.
+
+Framing (``options={"schema.id.serializer": ...}``, as confluent-kafka's): ``prefix`` (default)
+writes the id frame; ``header`` answers ``struct<value, headers>`` with the bare data and a
+``__value_schema_id`` header (``is.key``: ``__key_schema_id``), see :func:`framed_output`.
 """
 
 from __future__ import annotations
@@ -66,6 +71,7 @@ from spark_serdes.avro_encoder import AvroBatchEncoder, fit_column, is_raw_bytes
 __all__ = ["to_confluent_avro", "to_confluent_json", "to_confluent_protobuf"]
 
 _ENGINES = ("auto", "native", "python")
+_ID_SERIALIZERS = ("prefix", "header")
 _ENCODERS: dict[str, Any] = {}
 
 
@@ -89,6 +95,8 @@ def parse_options(
         "engine": "auto",
         "auto.register.schemas": True,
         "normalize.schemas": False,
+        "schema.id.serializer": "prefix",
+        "is.key": False,
         **(extra or {}),
     }
     given = dict(options or {})
@@ -102,7 +110,37 @@ def parse_options(
     for key, default in known.items():
         if isinstance(default, bool):
             out[key] = _flag(out[key], key)
+    out["schema.id.serializer"] = str(out["schema.id.serializer"]).lower()
+    if out["schema.id.serializer"] not in _ID_SERIALIZERS:
+        raise ValueError(
+            f"options schema.id.serializer must be one of {_ID_SERIALIZERS}, not "
+            f"{given['schema.id.serializer']!r}"
+        )
     return out
+
+
+def framed_output(
+    encoded: Column, writer: Writer, indexes: bytes, opts: dict[str, Any], function: str
+) -> Column:
+    """The encoder's answer in the framing asked for. ``prefix`` (the default, confluent-kafka's
+    ``prefix_schema_id_serializer``): the framed bytes. ``header`` (its
+    ``header_schema_id_serializer``): ``struct<value: binary, headers: array<struct<key:
+    string, value: binary>>>``, the bare data and one ``__value_schema_id`` header (with
+    ``is.key``: ``__key_schema_id``) holding magic byte 1, the schema GUID and (Protobuf) the
+    message indexes, as Spark's Kafka sink takes them (``select("out.*")``)."""
+    if opts["schema.id.serializer"] == "prefix":
+        return encoded
+    if not writer.guid:
+        raise ValueError(
+            f"{function} ({writer.label}): schema.id.serializer header writes the schema's "
+            "GUID, and the registry did not return one for it"
+        )
+    name = wire.KEY_SCHEMA_ID_HEADER if opts["is.key"] else wire.VALUE_SCHEMA_ID_HEADER
+    header = bytes((wire.MAGIC_BYTE_V1,)) + uuid.UUID(writer.guid).bytes + indexes
+    value = F.substring(encoded, 6 + len(indexes), 2_147_483_647)
+    one = F.struct(F.lit(name).alias("key"), F.lit(header).alias("value"))
+    headers = F.when(encoded.isNotNull(), F.array(one))
+    return F.struct(value.alias("value"), headers.alias("headers"))
 
 
 def _as_schema(schema: str | dict[str, Any] | Schema, schema_type: str) -> Schema:
@@ -124,11 +162,18 @@ class Writer:
     """The writer schema resolved on the driver: subject, id, schema (with references)."""
 
     def __init__(
-        self, conf: dict[str, Any], subject: str, schema_id: int, schema: Schema, client: Any
+        self,
+        conf: dict[str, Any],
+        subject: str,
+        schema_id: int,
+        schema: Schema,
+        client: Any,
+        guid: str | None = None,
     ) -> None:
         self.conf = conf
         self.subject = subject
         self.schema_id = schema_id
+        self.guid = guid  # when the registry gives it (Confluent 8 does): header framing
         self.schema = schema
         self.client = client
         self.prefix = wire.id_prefix(schema_id)
@@ -170,7 +215,7 @@ def resolve_writer(
             raise ValueError(
                 f"{function}: registering the schema under subject {subject!r} failed: {exc}"
             ) from exc
-        return Writer(conf, subject, int(found.schema_id), wanted, client)
+        return Writer(conf, subject, int(found.schema_id), wanted, client, found.guid)
     try:
         if version in ("latest", -1, "-1"):
             found = client.get_latest_version(subject)
@@ -189,7 +234,7 @@ def resolve_writer(
             f"{function}: subject {subject!r} version {found.version} is {kind}, not {schema_type}"
         )
     check_no_rules(found.schema, f"subject {subject!r} version {found.version}")
-    return Writer(conf, subject, int(found.schema_id), found.schema, client)
+    return Writer(conf, subject, int(found.schema_id), found.schema, client, found.guid)
 
 
 def _column(col: Column | str) -> Column:
@@ -251,7 +296,7 @@ def to_confluent_avro(
     ``options``: ``engine`` (``auto``/``native``/``python``), ``auto.register.schemas``
     (default true), ``normalize.schemas`` (default false).
     """
-    from spark_serdes.functions import native_avro_available
+    from spark_serdes.engines import native_avro_available
 
     opts = parse_options(options)
     writer = resolve_writer("to_confluent_avro", registry, subject, schema, version, "AVRO", opts)
@@ -263,16 +308,19 @@ def to_confluent_avro(
     native = native_avro_available()
     if engine == "native" and not native:
         raise RuntimeError(
-            "engine native needs Spark's spark-avro jar on the classpath "
-            "(spark.jars.packages=org.apache.spark:spark-avro_2.13:<spark version>)"
+            "engine native needs Spark's spark-avro data source loaded in the session (on the "
+            "Spark Connect server): spark.jars.packages=org.apache.spark:spark-avro_2.13:<spark "
+            "version>; engine auto uses the Python engine without it"
         )
     use_native = engine == "native" or (engine == "auto" and native and dtype is not None)
     if dtype is None:
         # No Spark type before the query runs: the Python engine fits on the workers; native
         # is Spark's own to_avro(column, writer schema), with spark-avro's matching and errors.
         if use_native:
-            return F.concat(F.lit(writer.prefix), _native_avro(column, qualified))
-        return _python_avro(column, writer, text, fitted=False)
+            encoded = F.concat(F.lit(writer.prefix), _native_avro(column, qualified))
+        else:
+            encoded = _python_avro(column, writer, text, fitted=False)
+        return framed_output(encoded, writer, b"", opts, "to_confluent_avro")
     try:
         fitted, problem = fit_column(column, dtype, qualified)
     except ValueError as exc:
@@ -283,7 +331,8 @@ def to_confluent_avro(
         encoded = _python_avro(
             fitted if problem is None else F.when(problem.isNull(), fitted), writer, text, True
         )
-    return guarded(encoded, problem, writer.label, "to_confluent_avro")
+    encoded = guarded(encoded, problem, writer.label, "to_confluent_avro")
+    return framed_output(encoded, writer, b"", opts, "to_confluent_avro")
 
 
 def _native_avro(column: Column, qualified: Any) -> Column:
@@ -338,7 +387,8 @@ def to_confluent_protobuf(
     )
     column = _column(col)
     dtype = column_type(column, dataframe, "to_confluent_protobuf")
-    return protobuf_column(column, dtype, writer, message)
+    encoded, indexes = protobuf_column(column, dtype, writer, message)
+    return framed_output(encoded, writer, indexes, opts, "to_confluent_protobuf")
 
 
 def to_confluent_json(
@@ -368,4 +418,5 @@ def to_confluent_json(
     writer = resolve_writer("to_confluent_json", registry, subject, schema, version, "JSON", opts)
     column = _column(col)
     dtype = column_type(column, dataframe, "to_confluent_json")
-    return json_column(column, dtype, writer, opts)
+    encoded = json_column(column, dtype, writer, opts)
+    return framed_output(encoded, writer, b"", opts, "to_confluent_json")

@@ -10,7 +10,8 @@ frame) and resolved to the reader schema.
 
 Engines (``options={"engine": "auto" | "native" | "python"}``):
 
-* **native** (``auto`` picks it when Spark's ``spark-avro`` jar is on the classpath): for every
+* **native** (``auto`` picks it when Spark's ``spark-avro`` data source is loaded in the
+  session, see :func:`spark_serdes.engines.native_avro_available`): for every
   schema id registered under the subject, Spark's own ``from_avro(payload after the 5-byte
   frame, writer schema, {"avroSchema": reader schema})``, chosen by comparing the frame bytes.
   A PERMISSIVE ``from_avro`` probe (a reader keeping only the record's enums: Avro skips the
@@ -33,6 +34,9 @@ Modes (``options={"mode": ...}``): ``FAILFAST`` (default) fails the query on the
 that cannot be decoded, saying its schema id and why; ``PERMISSIVE`` makes it a null struct
 (and, as Spark does, every field nullable). ``options={"errorField": "error"}`` (PERMISSIVE)
 returns ``struct<value: <decoded>, error: string>`` with the reason in ``error``.
+
+Frames with a schema GUID (magic byte 1) and ids in Kafka headers (``schemaIdSource``,
+``headersColumn``, ``schemaIdHeader``): :mod:`spark_serdes._framing`, for all three decoders.
 """
 
 from __future__ import annotations
@@ -42,14 +46,21 @@ from typing import Any
 
 import pyarrow as pa
 from fastavro import parse_schema
-from pyspark.sql import Column, SparkSession
+from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from spark_serdes import avro as _avro
 from spark_serdes._frames import frame_problem
+from spark_serdes._framing import (
+    FRAMING_OPTIONS,
+    framed_column,
+    framing_options,
+    unknown_ids_for,
+)
 from spark_serdes._registry import client_for, registry_conf, subject_versions
 from spark_serdes.avro_probe import probe_reader
+from spark_serdes.engines import native_avro_available
 from spark_serdes.types import avro_to_spark, spark_nullable
 
 __all__ = ["from_confluent_avro", "native_avro_available"]
@@ -58,22 +69,6 @@ _MODES = ("FAILFAST", "PERMISSIVE")
 _ENGINES = ("auto", "native", "python")
 _UNKNOWN_IDS = ("error", "python")
 _DECODERS: dict[str, Any] = {}
-
-
-def native_avro_available(spark: SparkSession | None = None) -> bool:
-    """Whether Spark's ``spark-avro`` (``org.apache.spark.sql.avro.functions``) can be called."""
-    spark = spark or SparkSession.getActiveSession()
-    if spark is None:
-        return False
-    jvm = getattr(spark, "_jvm", None)
-    if jvm is None:  # Spark Connect: no JVM view from Python
-        return False
-    try:
-        from py4j.java_gateway import JavaClass
-
-        return isinstance(getattr(jvm, "org.apache.spark.sql.avro.functions"), JavaClass)
-    except Exception:
-        return False
 
 
 def _options(options: dict[str, str] | None) -> tuple[str, str, str | None, str]:
@@ -92,9 +87,8 @@ def _options(options: dict[str, str] | None) -> tuple[str, str, str | None, str]
     if error_field is not None and mode != "PERMISSIVE":
         raise ValueError("options errorField needs mode PERMISSIVE (FAILFAST fails instead)")
     if opts:
-        raise ValueError(
-            f"unknown options {sorted(opts)}; known: mode, engine, errorField, unknownIds"
-        )
+        known = ", ".join(["mode", "engine", "errorField", "unknownIds", *FRAMING_OPTIONS])
+        raise ValueError(f"unknown options {sorted(opts)}; known: {known}")
     return mode, engine, error_field, unknown_ids
 
 
@@ -153,12 +147,15 @@ def from_confluent_avro(
     ``version``, default the latest) gives the reader schema and the ids the native engine
     covers; ``reader_schema`` overrides the reader schema. See the module for ``options``.
     """
-    mode, engine, error_field, unknown_ids = _options(options)
+    opts = dict(options or {})
+    framing = framing_options(opts, col)
+    mode, engine, error_field, unknown_ids = _options(opts)
     if subject is None and reader_schema is None:
         raise ValueError("from_confluent_avro needs a subject or a reader_schema")
     column = F.col(col) if isinstance(col, str) else col
     conf = registry_conf(registry) if registry is not None else None
     writers: dict[int, str] = {}
+    guid_ids: dict[str, int] = {}
     reader: str | None = _reader_text(reader_schema) if reader_schema is not None else None
     if subject is not None:
         if conf is None:
@@ -170,6 +167,8 @@ def from_confluent_avro(
         for v in versions:
             if (v.schema.schema_type or "AVRO") == "AVRO":
                 writers[v.schema_id] = _avro.schema_json(v.schema, client)
+                if v.guid:
+                    guid_ids[v.guid] = v.schema_id
         if reader is None:
             if version == "latest" or version == -1:
                 chosen = versions[-1]
@@ -185,6 +184,8 @@ def from_confluent_avro(
                 )
             reader = writers[chosen.schema_id]
     assert reader is not None
+    column = framed_column(column, framing, guid_ids)
+    unknown_ids = unknown_ids_for(framing, options, unknown_ids, len(guid_ids), len(writers))
     permissive = mode == "PERMISSIVE"
     strict_type = avro_to_spark(parse_schema(json.loads(reader)))
     value_type = spark_nullable(strict_type) if permissive else strict_type
@@ -193,11 +194,13 @@ def from_confluent_avro(
         result_type = T.StructType(
             [T.StructField("value", value_type, True), T.StructField(error_field, T.StringType())]
         )
-    use_native = engine == "native" or (engine == "auto" and native_avro_available())
-    if use_native and not native_avro_available():
+    native = native_avro_available()
+    use_native = engine == "native" or (engine == "auto" and native)
+    if use_native and not native:
         raise RuntimeError(
-            "engine native needs Spark's spark-avro jar on the classpath "
-            "(spark.jars.packages=org.apache.spark:spark-avro_2.13:<spark version>)"
+            "engine native needs Spark's spark-avro data source loaded in the session (on the "
+            "Spark Connect server): spark.jars.packages=org.apache.spark:spark-avro_2.13:<spark "
+            "version>; engine auto uses the Python engine without it"
         )
     if not use_native or not writers:
         return _python_column(

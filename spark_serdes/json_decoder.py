@@ -32,7 +32,7 @@ from serdes._serde import fetch_writer_schema
 from serdes.errors import SerializationError, UnknownSchemaError
 from serdes.json_schema import compile_json_schema
 from serdes.schema import Schema
-from spark_serdes._frames import DecodeFailure, read_id_frame
+from spark_serdes._frames import DecodeFailure, read_writer_frame
 from spark_serdes._registry import client_for
 from spark_serdes.avro import conform
 from spark_serdes.json_datetime import parse_zone, string_to_days, string_to_micros
@@ -273,11 +273,12 @@ def _raw_arrow(data_type: pa.DataType) -> pa.DataType:
 
 
 class _Writer:
-    __slots__ = ("compiled", "label")
+    __slots__ = ("compiled", "label", "offset")
 
-    def __init__(self, label: str, compiled: Any) -> None:
+    def __init__(self, label: str, compiled: Any, offset: int) -> None:
         self.label = label
         self.compiled = compiled
+        self.offset = offset  # where the JSON starts: after the 5-byte id or 17-byte GUID frame
 
 
 class JsonBatchDecoder:
@@ -316,16 +317,18 @@ class JsonBatchDecoder:
         self.validate = validate
         self.by_frame: dict[bytes, _Writer | str] = {}
 
-    def _writer(self, frame: bytes, data: bytes) -> _Writer:
-        _, schema_id = read_id_frame(data)
-        label = f"schema id {schema_id}"
-        known = self.known.get(schema_id)
+    def _writer(self, data: bytes) -> _Writer:
+        """The writer of a frame not seen yet (an id frame is keyed by its 5 bytes, a GUID
+        frame by its 17)."""
+        parsed, label = read_writer_frame(data)
+        frame = data[: parsed.offset]
+        known = self.known.get(parsed.schema_id) if parsed.schema_id is not None else None
         client = client_for(self.conf)
         if known is not None:
             schema = Schema.from_dict(known)
         else:
             try:
-                schema, _ = fetch_writer_schema(client, schema_id, None, None)
+                schema, _ = fetch_writer_schema(client, parsed.schema_id, parsed.guid, None)
             except UnknownSchemaError as exc:
                 self.by_frame[frame] = f"{label}: not found in the registry ({exc})"
                 raise DecodeFailure(self.by_frame[frame]) from exc
@@ -340,19 +343,22 @@ class JsonBatchDecoder:
                 compiled = compile_json_schema(schema, client)
             except SerializationError as exc:
                 raise DecodeFailure(f"{label}: {exc}") from exc
-        entry = _Writer(label, compiled)
+        entry = _Writer(label, compiled, parsed.offset)
         self.by_frame[frame] = entry
         return entry
 
     def _value(self, data: bytes) -> Any:
-        entry = self.by_frame.get(data[:5])
+        by_frame = self.by_frame
+        entry = by_frame.get(data[:5])
+        if entry is None and data[:1] == b"\x01":
+            entry = by_frame.get(data[:17])
         if entry is None:
-            entry = self._writer(data[:5], data)
+            entry = self._writer(data)
         elif entry.__class__ is str:
             raise DecodeFailure(entry)
         assert isinstance(entry, _Writer)
         try:
-            value = orjson.loads(data[5:])
+            value = orjson.loads(data[entry.offset :])
         except orjson.JSONDecodeError as exc:
             raise DecodeFailure(f"{entry.label}: payload is not valid JSON: {exc}") from None
         if entry.compiled is not None:

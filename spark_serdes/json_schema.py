@@ -58,6 +58,12 @@ from pyspark.sql import types as T
 from serdes.client import SchemaRegistryClient
 from serdes.schema import Schema
 from spark_serdes._frames import frame_problem
+from spark_serdes._framing import (
+    FRAMING_OPTIONS,
+    framed_column,
+    framing_options,
+    unknown_ids_for,
+)
 from spark_serdes._registry import client_for, registry_conf, subject_versions
 from spark_serdes.functions import _options
 from spark_serdes.json_decoder import JsonBatchDecoder
@@ -66,7 +72,7 @@ from spark_serdes.types import spark_nullable
 
 __all__ = ["from_confluent_json"]
 
-_KNOWN_OPTIONS = ("mode", "engine", "errorField", "validate", "unknownIds")
+_KNOWN_OPTIONS = ("mode", "engine", "errorField", "validate", "unknownIds", *FRAMING_OPTIONS)
 _CORRUPT = "_corrupt_record"
 _FROM_JSON_OPTIONS = {
     "mode": "PERMISSIVE",
@@ -98,6 +104,7 @@ def from_confluent_json(
     if unknown:
         raise ValueError(f"unknown options {unknown}; known: {', '.join(_KNOWN_OPTIONS)}")
     validate = _flag(opts.pop("validate", "false"))
+    framing = framing_options(opts, col)
     mode, engine, error_field, unknown_ids = _options(opts)
     if validate and engine == "native":
         raise ValueError(
@@ -115,6 +122,7 @@ def from_confluent_json(
     conf = registry_conf(registry)
     client = client_for(conf)
     writers: dict[int, dict[str, Any]] = {}
+    guid_ids: dict[str, int] = {}
     reader: Any = _parsed(schema) if schema is not None else None
     references: dict[str, Any] = {}
     if subject is not None:
@@ -124,6 +132,8 @@ def from_confluent_json(
         for v in versions:
             if v.schema.schema_type == "JSON":
                 writers[v.schema_id] = v.schema.to_dict()
+                if v.guid:
+                    guid_ids[v.guid] = v.schema_id
         if reader is None:
             wanted = versions[-1].version if version in ("latest", -1) else version
             match = [v for v in versions if v.version == wanted]
@@ -137,6 +147,8 @@ def from_confluent_json(
                 )
             reader = _parsed(chosen.schema.schema_str or "")
             references = _reference_documents(client, chosen.schema)
+    column = framed_column(column, framing, guid_ids)
+    unknown_ids = unknown_ids_for(framing, options, unknown_ids, len(guid_ids), len(writers))
     value_type = spark_nullable(json_schema_to_spark(reader, references))
     result_type: T.DataType = value_type
     if error_field is not None:

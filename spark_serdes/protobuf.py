@@ -32,6 +32,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from spark_serdes._framing import framed_column, framing_options
 from spark_serdes._registry import client_for, registry_conf, subject_versions
 from spark_serdes.functions import _options
 from spark_serdes.protobuf_decoder import (
@@ -119,7 +120,9 @@ def from_confluent_protobuf(
             "options unknownIds is for native engines: Protobuf has only the Python engine, "
             "which decodes every schema id"
         )
-    mode, engine, error_field, _ = _options(options)
+    opts = dict(options or {})
+    framing = framing_options(opts, col)
+    mode, engine, error_field, _ = _options(opts)
     if engine == "native":
         raise ValueError(_NO_NATIVE)
     if not subject or not isinstance(subject, str):
@@ -150,6 +153,7 @@ def from_confluent_protobuf(
             "(use from_confluent_avro or from_confluent_json)"
         )
     writers: dict[int, dict[tuple[int, ...], str]] = {}
+    guid_ids: dict[str, int] = {}
     files: Files = []
     for v in versions:
         if (v.schema.schema_type or "AVRO") != "PROTOBUF":
@@ -157,8 +161,11 @@ def from_confluent_protobuf(
         label = f"schema id {v.schema_id}"
         serialized = client.get_schema(v.schema_id, None, "serialized")
         writers[v.schema_id] = message_paths(serialized.schema_str or "", label)
+        if v.guid:
+            guid_ids[v.guid] = v.schema_id
         if v is chosen:
             files = schema_files(client, serialized, label)
+    column = framed_column(column, framing, guid_ids)
     label = f"{subject!r} version {chosen.version} (schema id {chosen.schema_id})"
     pool = build_pool(files, label)
     desc = find_message(pool.FindFileByName(ROOT_FILE), message, label)

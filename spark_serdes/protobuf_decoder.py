@@ -32,7 +32,7 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 from serdes.errors import SchemaRegistryError, SerializationError
 from serdes.protobuf import _add_builtin, _file_proto, _is_builtin
 from serdes.schema import Schema
-from spark_serdes._frames import DecodeFailure, read_id_frame
+from spark_serdes._frames import DecodeFailure, read_writer_frame
 from spark_serdes._registry import client_for, conf_key
 from spark_serdes.avro import conform
 from spark_serdes.protobuf_types import field_kind, struct_field
@@ -290,19 +290,25 @@ def _loose(data_type: pa.DataType) -> pa.DataType:
 
 # -- the batch decoder ---------------------------------------------------------------------------
 
-_PATHS: dict[tuple[str, int], dict[tuple[int, ...], str]] = {}
+_PATHS: dict[tuple[str, int | str], dict[tuple[int, ...], str]] = {}
 _PATHS_LOCK = threading.Lock()
 
 
-def _fetched_paths(conf: dict[str, Any], schema_id: int) -> dict[tuple[int, ...], str]:
-    """The message paths of a writer id the driver did not know: one request per process."""
-    key = (conf_key(conf), schema_id)
+def _fetched_paths(
+    conf: dict[str, Any], schema_id: int | None, guid: Any, label: str
+) -> dict[tuple[int, ...], str]:
+    """The message paths of a writer (id or GUID) the driver did not know: one request per
+    process."""
+    key = (conf_key(conf), schema_id if schema_id is not None else str(guid))
     paths = _PATHS.get(key)
     if paths is not None:
         return paths
-    label = f"schema id {schema_id}"
+    client = client_for(conf)
     try:
-        schema = client_for(conf).get_schema(schema_id, None, "serialized")
+        if schema_id is not None:
+            schema = client.get_schema(schema_id, None, "serialized")
+        else:
+            schema = client.get_schema_by_guid(str(guid), "serialized")
     except SchemaRegistryError as exc:
         if exc.http_status_code == 404:
             raise DecodeFailure(f"{label}: not found in the registry ({exc})") from exc
@@ -374,14 +380,15 @@ class ProtobufBatchDecoder:
         self.frames: dict[bytes, _Frame] = {}
 
     def _frame(self, data: bytes) -> _Frame:
-        parsed, schema_id = read_id_frame(data, with_indexes=True)
-        label = f"schema id {schema_id}"
-        paths = self.writers.get(schema_id)
+        parsed, label = read_writer_frame(data, with_indexes=True)
+        schema_id = parsed.schema_id
+        paths = self.writers.get(schema_id) if schema_id is not None else None
         if paths is None:
             if self.conf is None:
                 raise DecodeFailure(f"{label}: unknown, and no registry was configured")
-            paths = _fetched_paths(self.conf, schema_id)
-            self.writers[schema_id] = paths
+            paths = _fetched_paths(self.conf, schema_id, parsed.guid, label)
+            if schema_id is not None:
+                self.writers[schema_id] = paths
         indexes = parsed.message_indexes or [0]
         name = paths.get(tuple(indexes))
         error = None
@@ -399,6 +406,8 @@ class ProtobufBatchDecoder:
     def _record(self, data: bytes) -> Any:
         frames = self.frames
         frame = frames.get(data[:6]) if len(data) > 5 and data[5] == 0 else None
+        if frame is None and len(data) > 17 and data[0] == 1 and data[17] == 0:
+            frame = frames.get(data[:18])  # a GUID frame, message index path [0]
         if frame is None:
             frame = self._frame(data)
         if frame.error is not None:

@@ -334,8 +334,9 @@ _ENCODERS: dict[str, ProtobufBatchEncoder] = {}
 
 def protobuf_column(
     column: Column, dtype: T.DataType | None, writer: Any, message: str | None
-) -> Column:
-    """The Arrow UDF column encoding ``column`` with the writer schema's ``message``.
+) -> tuple[Column, bytes]:
+    """The Arrow UDF column encoding ``column`` with the writer schema's ``message``, and the
+    message's index path as it is written after the schema id.
 
     ``dtype`` None (the Spark type is not known before the query runs): each input Arrow type
     is checked on the workers, once per process, with the call-time check's messages.
@@ -354,7 +355,8 @@ def protobuf_column(
             _Plan().check_message(dtype, desc, "")  # call-time errors; workers rebuild the fixers
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
-    prefix = wire.id_prefix(writer.schema_id) + wire.encode_message_indexes(_index_path(desc))
+    indexes = wire.encode_message_indexes(_index_path(desc))
+    prefix = wire.id_prefix(writer.schema_id) + indexes
     builtins, protos = _files(file)
     full_name = desc.full_name
     spark_json = None if dtype is None else dtype.json()
@@ -381,4 +383,4 @@ def protobuf_column(
             encoder.fix = fix
         return encoder.encode(values)
 
-    return F.arrow_udf(encode, T.BinaryType())(column)
+    return F.arrow_udf(encode, T.BinaryType())(column), indexes

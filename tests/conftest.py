@@ -106,12 +106,19 @@ class LiveServer:
         return self.log_path.read_text()
 
 
-@pytest.fixture
-def live_server(tmp_path: Path) -> Iterator[LiveServer]:
-    server = LiveServer(f"sqlite:///{tmp_path / 'live.db'}", tmp_path)
+def sqlite_live_server(tmp: Path, env: dict[str, str] | None = None) -> Iterator[LiveServer]:
+    """A running server on a SQLite store in ``tmp`` (``env`` added to its environment),
+    stopped (if still up) when the generator is closed: the body of every fixture that gives
+    one (``yield from sqlite_live_server(...)``)."""
+    server = LiveServer(f"sqlite:///{tmp / 'live.db'}", tmp, env)
     server.start()
     try:
         yield server
     finally:
         if server.proc is not None and server.proc.poll() is None:
             server.stop()
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[LiveServer]:
+    yield from sqlite_live_server(tmp_path)

@@ -9,20 +9,14 @@ import pytest
 from confluent_kafka.schema_registry import SchemaRegistryClient as ConfluentClient
 
 from serdes import SchemaRegistryClient
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, sqlite_live_server
 
 
 @pytest.fixture(scope="module")
 def registry_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """Our server process, shared by a module's tests (each test uses its own topics)."""
     tmp: Path = tmp_path_factory.mktemp("serdes-registry")
-    server = LiveServer(f"sqlite:///{tmp / 'live.db'}", tmp)
-    server.start()
-    try:
-        yield server
-    finally:
-        if server.proc is not None and server.proc.poll() is None:
-            server.stop()
+    yield from sqlite_live_server(tmp)
 
 
 @pytest.fixture(scope="module")

@@ -119,12 +119,6 @@ def test_unknown_methods_are_405_json(client: TestClient, method: str, path: str
     assert error(response, 405, 405) == "HTTP 405 Method Not Allowed"
 
 
-@pytest.mark.parametrize("method", ["GET", "POST", "DELETE"])
-def test_associations_are_not_supported(client: TestClient, method: str) -> None:
-    error(client.request(method, "/associations"), 404, 404)
-    error(client.request(method, "/associations/subjects/s"), 404, 404)
-
-
 # ---- bodies -----------------------------------------------------------------------------
 
 

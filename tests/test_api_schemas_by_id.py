@@ -116,8 +116,10 @@ def test_soft_deleted_holders_need_deleted(populated: TestClient) -> None:
 
 def test_ids_live_in_their_context(client: TestClient) -> None:
     register(client, ":.ctx:s", B)
-    # id 1 of the context, found from the default context by falling back
-    assert client.get("/schemas/ids/1").json() == {"schema": canonical(B)}
+    # Confluent 8.x: without ?subject= only the default context is searched; an unqualified
+    # subject falls back to the same subject name in every context
+    error(client.get("/schemas/ids/1"), 404, 40403)
+    assert client.get("/schemas/ids/1?subject=s").json() == {"schema": canonical(B)}
     assert client.get("/schemas/ids/1?subject=:.ctx:s").json() == {"schema": canonical(B)}
     register(client, "s", A)
     assert client.get("/schemas/ids/1").json() == {"schema": canonical(A)}

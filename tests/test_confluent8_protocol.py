@@ -10,16 +10,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.api_helpers import error
+
 SCHEMA = json.dumps({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]})
 JSON_TYPE = "application/json"
-
-
-def error(response: Any, status: int, code: int) -> str:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert body["error_code"] == code, body
-    message: str = body["message"]
-    return message
 
 
 # ---- schemaType is matched exactly (AbstractSchemaRegistry.loadSchema: providers.get) ----

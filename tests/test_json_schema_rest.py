@@ -19,7 +19,7 @@ from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSe
 from confluent_kafka.serialization import MessageField, SerializationContext, SerializationError
 from fastapi.testclient import TestClient
 
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, sqlite_live_server
 
 ORDER_V1 = {
     "$schema": "http://json-schema.org/draft-07/schema#",
@@ -199,13 +199,7 @@ def json_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     """One ``schema-registry serve`` process for this module's serializer tests (the
     ``live_server`` fixture of conftest, shared to start the process once)."""
     tmp = tmp_path_factory.mktemp("json-live")
-    server = LiveServer(f"sqlite:///{tmp / 'live.db'}", tmp)
-    server.start()
-    try:
-        yield server
-    finally:
-        if server.proc is not None and server.proc.poll() is None:
-            server.stop()
+    yield from sqlite_live_server(tmp)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ def test_every_package_directory_is_listed_in_pyproject() -> None:
             found.add(".".join(init.parent.relative_to(ROOT).parts))
         for proto in (ROOT / top).rglob("*.proto"):  # data-only directories
             found.add(".".join(proto.parent.relative_to(ROOT).parts))
-    found |= {"registry._migrations", "registry._migrations.versions"}
+    found |= {"registry._migrations", "registry._migrations.versions", "registry.ui.static"}
     assert found == listed
 
 
@@ -51,6 +51,7 @@ def test_wheel_contains_migrations_and_migrates_from_site_packages(tmp_path: Pat
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "registry/formats/protobuf/proto/confluent/meta.proto" in names
     assert "registry/formats/protobuf/proto/confluent/type/decimal.proto" in names
+    assert "registry/ui/static/index.html" in names and "registry/ui/static/app.js" in names
     assert "registry/_migrations/env.py" in names
     assert "registry/_migrations/script.py.mako" in names
     assert any(n.startswith("registry/_migrations/versions/0001") for n in names)

@@ -198,3 +198,19 @@ def test_credentials_become_headers() -> None:
     })  # fmt: skip
     assert custom._rest.bearer is not None
     assert custom._rest.bearer.headers()["Authorization"] == "Bearer from-fn"
+
+
+def test_metadata_takes_confluents_tags_and_properties_objects(ours) -> None:
+    """confluent-kafka callers write ``Metadata(properties=MetadataProperties({...}))``."""
+    from serdes import Metadata, MetadataProperties, MetadataTags
+
+    meta = Metadata(
+        tags=MetadataTags({"C.a": ["PII"]}),
+        properties=MetadataProperties({"owner": "bob"}),
+        sensitive=None,
+    )
+    schema = Schema(avro("Meta", "a").schema_str, "AVRO", metadata=meta)
+    ours.register_schema("meta-props-value", schema)
+    got = ours.get_latest_version("meta-props-value").schema.metadata
+    assert got.properties == {"owner": "bob"}
+    assert got.tags == {"C.a": ["PII"]}

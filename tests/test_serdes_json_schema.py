@@ -158,3 +158,22 @@ def test_use_latest_version_writes_what_confluent_writes(ours, theirs) -> None:
     mine = JSONSerializer(json.dumps(v1), ours, conf=conf)({"n": 2}, c)
     assert mine == CJSONSerializer(json.dumps(v1), theirs, conf=conf)({"n": 2}, c)
     assert mine[1:5] == second[1:5]  # written with the latest version's id
+
+
+def test_latest_version_resolves_refs_the_given_text_cannot(ours, theirs) -> None:
+    """With ``use.latest.version`` the serializer's own text may ``$ref`` a name only the
+    registered version's references resolve: confluent-kafka builds its validator lazily and
+    serializes; serdes did not get past construction."""
+    inner = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    ours.register_schema("lazy-ref-inner", Schema(json.dumps(inner), "JSON"))
+    outer = json.dumps({"type": "object", "properties": {"other": {"$ref": "ref"}}})
+    ref = SchemaReference("ref", "lazy-ref-inner", 1)
+    ours.register_schema("lazy-ref-value", Schema(outer, "JSON", [ref]))
+    conf = {"auto.register.schemas": False, "use.latest.version": True}
+    ctx = SerializationContext("lazy-ref", MessageField.VALUE)
+    value = {"other": {"a": 1}}
+    mine = JSONSerializer(outer, ours, conf=conf)(value, ctx)
+    assert mine == CJSONSerializer(outer, theirs, conf=conf)(value, ctx)
+    with pytest.raises(SerializationError):
+        JSONSerializer(outer, ours, conf=conf)({"other": {"a": "x"}}, ctx)
+    assert JSONDeserializer(None, schema_registry_client=ours)(mine, ctx) == value

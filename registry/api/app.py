@@ -16,7 +16,21 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from registry import __version__, errors
-from registry.api import compatibility, config, contexts, docs, mode, schemas, server, subjects
+from registry.api import (
+    associations,
+    compatibility,
+    config,
+    contexts,
+    dek_registry,
+    docs,
+    mode,
+    schemas,
+    server,
+    subjects,
+    tags,
+    ui,
+)
+from registry.api.alias_paths import rewrite_aliases
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, SRResponse, negotiate
 from registry.core import Registry
@@ -64,6 +78,11 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     # the deserializers' hot route (/schemas/ids) is matched first
     for module in (schemas, subjects, compatibility, config, mode, contexts, server):
         app.include_router(module.router)
+    app.include_router(dek_registry.router)
+    for module in (associations, tags):  # Confluent 8.x additions
+        app.include_router(module.router)
+    if registry.settings.ui:
+        app.include_router(ui.router)
 
     @app.exception_handler(errors.RegistryError)
     async def registry_error(request: Request, exc: errors.RegistryError) -> Response:
@@ -90,7 +109,18 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     # schema size and nesting limits, inside the protocol middleware (rewritten paths)
     from registry.api import limits
 
-    limits.install(app, registry.settings.max_schema_bytes, registry.settings.max_schema_depth)
+    limits.install(
+        app,
+        registry.settings.max_schema_bytes,
+        registry.settings.max_schema_depth,
+        registry.settings.max_schema_work_seconds,
+    )
+    try:  # Protobuf texts from this size are compiled in a child process (killable)
+        from registry.formats.protobuf.compiler import configure as configure_protoc
+
+        configure_protoc(registry.settings.protoc_subprocess_bytes)
+    except ImportError:  # the Protobuf plug-in is not installed
+        pass
     app.add_middleware(ProtocolMiddleware, max_body=registry.settings.max_request_bytes)
     # GET /ready; with a Kafka store, forwarding writes to the leader (outermost middleware)
     from registry.api.forwarding import install as install_forwarding
@@ -161,7 +191,14 @@ class ProtocolMiddleware:
             await _send_error(send_with_headers, 413, "HTTP 413 Request Entity Too Large", media)
             return
         scope.setdefault("state", {})["media_type"] = media
-        rewrite_paths(scope)
+        try:
+            rewrite_paths(scope)
+        except errors.RegistryError as exc:
+            await _send_error(send_with_headers, exc.http_status, exc.message, media)
+            return
+        app = scope.get("app")
+        if app is not None:
+            rewrite_aliases(scope, app.state.registry.state)
         await self.app(scope, self._limited(receive, scope), send_with_headers)
 
     def _limited(self, receive: Any, scope: Scope) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import Request
 
 from registry.core import Registry
+from registry.subjects import qualify
 
 #: stands in for an encoded slash (%2F) in a path segment while routing; no valid subject
 #: contains it (it is a private-use code point chosen for that)
@@ -17,4 +18,12 @@ def registry_of(request: Request) -> Registry:
 
 
 def subject_param(subject: str) -> str:
-    return subject.replace(ENCODED_SLASH, "/")
+    """The subject a route acts on: decoded, then in the canonical form (``:.:x`` is ``x``,
+    ``:.ctx`` is ``:.ctx:``), the same the auth middleware decides on (:func:`canonical`)."""
+    return canonical(subject.replace(ENCODED_SLASH, "/"))
+
+
+def canonical(subject: str) -> str:
+    """``subject`` as the registry stores and checks it; the default context itself (``:.:``)
+    stays as written (it names the global scope in ``/config`` and ``/mode``)."""
+    return qualify(subject) or subject

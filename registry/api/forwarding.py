@@ -163,6 +163,9 @@ def readiness(registry: Registry) -> tuple[bool, str]:
         return False, (
             f"Schema Registry is not ready: applied offset {registry.state.offset} of {last}"
         )
+    keys_last = getattr(registry.store, "keys_replayed_through", lambda: -1)()
+    if registry.state.encryption_keys.offset < keys_last:
+        return False, "Schema Registry is not ready: applying the DEK registry's keys"
     return True, detail
 
 
@@ -174,6 +177,8 @@ def is_write(method: str, raw_path: str) -> bool:
     if method != "POST":
         return False
     segments = raw_path.rstrip("/").split("/")
+    if len(segments) > 1 and segments[1] == "dek-registry":
+        return True  # every POST of the DEK registry creates or undeletes keys
     if len(segments) > 3 and segments[1] == "contexts":
         segments = ["", *segments[3:]]
     return len(segments) == 4 and segments[1] == "subjects" and segments[3] == "versions"

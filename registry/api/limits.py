@@ -1,12 +1,15 @@
 """Limits on the schemas of register, lookup and compatibility requests: the size of the schema
 text (42209, Confluent's "schema too large") and how deeply its brackets nest (42201, an invalid
-schema), checked before any parser sees the text, so a hostile schema cannot exhaust the stack.
+schema), checked before any parser sees the text, so a hostile schema cannot exhaust the stack;
+then the CPU time parsing and checking may take (:mod:`registry.budget`), abandoned as soon as
+the client goes away.
 
 The body limit itself (413) is the protocol middleware's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import MutableMapping
 from itertools import accumulate
@@ -14,13 +17,16 @@ from typing import Any
 
 import orjson
 
+from registry import budget
 from registry.api.responses import PREFERRED
 from registry.errors import RegistryError
 
 Scope = MutableMapping[str, Any]
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_PROTO_NOISE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/', re.S)
+_PROTO_NOISE = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S
+)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"{": 1, "[": 1, "}": -1, "]": -1}
 
@@ -73,10 +79,11 @@ def carries_schema(method: str, path: str) -> bool:
 class LimitsMiddleware:
     """Runs inside the protocol middleware (paths rewritten, body size already bounded)."""
 
-    def __init__(self, app: Any, max_bytes: int, max_depth: int) -> None:
+    def __init__(self, app: Any, max_bytes: int, max_depth: int, max_seconds: float = 0) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_depth = max_depth
+        self.max_seconds = max_seconds
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or not carries_schema(scope["method"], scope["path"]):
@@ -89,6 +96,8 @@ class LimitsMiddleware:
             except RegistryError as exc:  # the protocol middleware's body limit (413)
                 await _send(scope, send, exc.http_status, exc.body())
                 return
+            if message["type"] == "http.disconnect":
+                return  # the client went away before sending its schema: nothing to answer
             if message["type"] != "http.request":
                 await self.app(scope, _replay([message], receive), send)
                 return
@@ -104,7 +113,31 @@ class LimitsMiddleware:
             code, text = problem
             await _send(scope, send, 422, {"error_code": code, "message": text})
             return
-        await self.app(scope, _replay([{"type": "http.request", "body": body}], receive), send)
+        await self._bounded(scope, body, receive, send)
+
+    async def _bounded(self, scope: Scope, body: bytes, receive: Any, send: Any) -> None:
+        """Run the route under a work allowance; a disconnect cancels the work."""
+        allowance = budget.Allowance(self.max_seconds)
+        gone: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        async def watch() -> None:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                allowance.cancelled.set()
+            if not gone.done():
+                gone.set_result(message)
+
+        async def later() -> Any:
+            return await asyncio.shield(gone)
+
+        watcher = asyncio.create_task(watch())
+        try:
+            with budget.allowed(allowance):
+                await self.app(
+                    scope, _replay([{"type": "http.request", "body": body}], later), send
+                )
+        finally:
+            watcher.cancel()
 
 
 async def _send(scope: Scope, send: Any, status: int, body: dict[str, Any]) -> None:
@@ -134,6 +167,8 @@ def _replay(messages: list[Any], receive: Any) -> Any:
     return wrapped
 
 
-def install(app: Any, max_bytes: int, max_depth: int) -> None:
+def install(app: Any, max_bytes: int, max_depth: int, max_seconds: float = 0) -> None:
     """Call before adding the protocol middleware (so this one runs inside it)."""
-    app.add_middleware(LimitsMiddleware, max_bytes=max_bytes, max_depth=max_depth)
+    app.add_middleware(
+        LimitsMiddleware, max_bytes=max_bytes, max_depth=max_depth, max_seconds=max_seconds
+    )

@@ -1,7 +1,8 @@
-"""Request paths as the routers read them: encoded slashes kept inside a subject name, and
-``/contexts/{ctx}/...`` rewritten to the qualified-subject routes. The app applies it before
-routing; the auth middleware applies it to its own view of the request so that both decide on
-the same path.
+"""Request paths as the routers read them: encoded slashes kept inside a subject name, one
+trailing slash dropped (Jersey matches ``/subjects/x/versions/`` as ``/subjects/x/versions``),
+and ``/contexts/{ctx}/...`` rewritten to the qualified-subject routes the way Confluent's
+``ContextFilter`` does. The app applies it before routing; the auth middleware applies it to its
+own view of the request so that both decide on the same path.
 """
 
 from __future__ import annotations
@@ -10,11 +11,33 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode
 
 from registry.api.deps import ENCODED_SLASH
+from registry.errors import RegistryError
 
 Scope = dict[str, Any]
 
 
+def context_prefix(context: str) -> str:
+    """Confluent's ``QualifiedSubject.normalizeContext``: ``ctx``, ``.ctx``, ``:.ctx`` and
+    ``:.ctx:`` all name ``:.ctx:``; the default context is the empty prefix. A colon inside the
+    name is a 400."""
+    if context.startswith(":"):
+        context = context[1:]
+    if context.endswith(":"):
+        context = context[:-1]
+    if ":" in context:
+        raise RegistryError(400, "Context name cannot contain a colon")
+    if not context.startswith("."):
+        context = "." + context
+    return "" if context == "." else f":{context}:"
+
+
+def _qualified(segment: str) -> bool:
+    return segment.startswith((":.", ":*:"))
+
+
 def rewrite_paths(scope: Scope) -> None:
+    """Rewrite ``scope`` in place; raises :class:`RegistryError` (400) for a context name with
+    a colon."""
     raw = scope.get("raw_path") or scope["path"].encode()
     raw_text = raw.decode("latin-1")
     if "%2f" in raw_text.lower():
@@ -23,6 +46,12 @@ def rewrite_paths(scope: Scope) -> None:
             unquote(p.replace("%2F", ENCODED_SLASH).replace("%2f", ENCODED_SLASH)) for p in parts
         )
     path: str = scope["path"]
+    # /ui/ is the web UI's index, against which its relative asset and API URLs resolve
+    if len(path) > 1 and path.endswith("/") and path != "/ui/":
+        path = path[:-1]
+        scope["path"] = path
+        if raw_text.endswith("/"):
+            scope["raw_path"] = raw_text[:-1].encode("latin-1")
     if not path.startswith("/contexts/"):
         return
     pieces = path.split("/")
@@ -30,28 +59,40 @@ def rewrite_paths(scope: Scope) -> None:
     if len(pieces) < 4:
         return
     ctx, resource, rest = pieces[2], pieces[3], pieces[4:]
-    prefix = f":{ctx}:"
+    prefix = context_prefix(ctx)
     query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
     if resource == "subjects":
         if rest:
-            rest[0] = prefix + rest[0]
+            if not _qualified(rest[0]):
+                rest[0] = prefix + rest[0]
             new = "/subjects/" + "/".join(rest)
         else:
             new = "/subjects"
-            query.append(("subjectPrefix", prefix))
+            query = _prefixed(query, "subjectPrefix", prefix)
     elif resource == "schemas":
         new = "/schemas" + ("/" + "/".join(rest) if rest else "")
         if rest and rest[0] == "ids":
-            query.append(("subject", prefix))
+            query = _prefixed(query, "subject", prefix)
         elif not rest:
-            query.append(("subjectPrefix", prefix))
+            query = _prefixed(query, "subjectPrefix", prefix)
     elif resource in ("config", "mode"):
-        new = f"/{resource}/" + prefix + (rest[0] if rest else "")
+        target = rest[0] if rest else ""
+        new = f"/{resource}/" + (target if _qualified(target) else prefix + target)
+        if new.endswith("/"):
+            new = new[:-1]
     elif resource == "compatibility" and len(rest) >= 2 and rest[0] == "subjects":
-        rest[1] = prefix + rest[1]
+        if not _qualified(rest[1]):
+            rest[1] = prefix + rest[1]
         new = "/compatibility/" + "/".join(rest)
     else:
         return
     scope["path"] = new
     scope["raw_path"] = new.encode()
     scope["query_string"] = urlencode(query).encode()
+
+
+def _prefixed(query: list[tuple[str, str]], name: str, prefix: str) -> list[tuple[str, str]]:
+    """``name`` qualified with ``prefix`` (added when absent), as Confluent's filter does."""
+    values = [v for k, v in query if k == name] or [""]
+    others = [(k, v) for k, v in query if k != name]
+    return others + [(name, v if _qualified(v) else prefix + v) for v in values]

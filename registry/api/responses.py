@@ -1,4 +1,11 @@
-"""Response shapes (Confluent Platform 7.9 entities) and the JSON response class."""
+"""Response shapes and the JSON response class.
+
+A request from a Confluent client gets the fields Confluent 8.0 added to its entities
+(``guid``, ``schemaType`` even for Avro, ``ts``, ``deleted``): Confluent Cloud returns them when
+the request carries ``Confluent-Accept-Unknown-Properties: true``, which Confluent's clients send
+on requests with a body; on the others they send ``Confluent-Client-Version``, so either header
+counts. Other callers (curl, UIs, tools recorded against 7.x) keep Confluent 7.x's shapes.
+"""
 
 from __future__ import annotations
 
@@ -67,11 +74,25 @@ def raw_text(request: Request, text: str) -> Response:
     return Response(text.encode(), media_type=media)
 
 
-def schema_entity(sv: SchemaVersion, text: str | None = None) -> dict[str, Any]:
-    """``Schema``: subject, version, id, schemaType (omitted for AVRO), references,
-    metadata, ruleSet, schema; empty fields omitted."""
+ACCEPT_UNKNOWN = "confluent-accept-unknown-properties"
+
+
+CLIENT_VERSION = "confluent-client-version"
+
+
+def wants_v8(request: Request) -> bool:
+    """Whether a Confluent client asks: the fields Confluent 8.0 added to its entities."""
+    headers = request.headers
+    return headers.get(ACCEPT_UNKNOWN, "").strip().lower() == "true" or CLIENT_VERSION in headers
+
+
+def schema_entity(sv: SchemaVersion, text: str | None = None, v8: bool = False) -> dict[str, Any]:
+    """``Schema``: subject, version, id, schemaType (omitted for AVRO before 8.0), references,
+    metadata, ruleSet, schema; empty fields omitted; ``v8`` adds guid, ts and deleted."""
     out: dict[str, Any] = {"subject": sv.subject, "version": sv.version, "id": sv.id}
-    if sv.schema_type != "AVRO":
+    if v8:
+        out["guid"] = guid_of(sv.digest)
+    if sv.schema_type != "AVRO" or v8:
         out["schemaType"] = sv.schema_type
     if sv.references:
         out["references"] = sv.references
@@ -80,13 +101,20 @@ def schema_entity(sv: SchemaVersion, text: str | None = None) -> dict[str, Any]:
     if sv.rule_set:
         out["ruleSet"] = sv.rule_set
     out["schema"] = sv.schema if text is None else text
+    if v8:
+        out.update(_v8_trailer(sv))
     return out
 
 
-def schema_string(sv: SchemaVersion, text: str | None = None) -> dict[str, Any]:
-    """``SchemaString`` for ``/schemas/ids/{id}``."""
-    out: dict[str, Any] = {}
-    if sv.schema_type != "AVRO":
+def _v8_trailer(sv: SchemaVersion) -> dict[str, Any]:
+    return {"ts": sv.ts, "deleted": sv.deleted}
+
+
+def schema_string(sv: SchemaVersion, text: str | None = None, v8: bool = False) -> dict[str, Any]:
+    """``SchemaString`` for ``/schemas/ids/{id}`` and ``/schemas/guids/{guid}``; ``v8`` adds
+    guid, schemaType for Avro, ts and deleted."""
+    out: dict[str, Any] = {"guid": guid_of(sv.digest)} if v8 else {}
+    if sv.schema_type != "AVRO" or v8:
         out["schemaType"] = sv.schema_type
     out["schema"] = sv.schema if text is None else text
     if sv.references:
@@ -95,6 +123,8 @@ def schema_string(sv: SchemaVersion, text: str | None = None) -> dict[str, Any]:
         out["metadata"] = sv.metadata
     if sv.rule_set:
         out["ruleSet"] = sv.rule_set
+    if v8:
+        out.update(_v8_trailer(sv))
     return out
 
 

@@ -9,19 +9,20 @@ from registry import errors, reads
 from registry.api import docs
 from registry.api.bodies import flag, page
 from registry.api.deps import registry_of, subject_param
-from registry.api.responses import raw_text, reply, schema_entity, schema_string
-from registry.api.subjects import formatted
+from registry.api.responses import raw_text, reply, schema_entity, schema_string, wants_v8
+from registry.api.subjects import formatted, with_tags
 from registry.auth import visibility
+from registry.path_numbers import java_int
 
 router = APIRouter(tags=["Schemas (v1)"])
 
 
 def _schema_id(value: str) -> int:
-    """Jersey answers 404 when an int path parameter does not convert."""
-    try:
-        return int(value)
-    except ValueError:
-        raise errors.RegistryError(404, "HTTP 404 Not Found") from None
+    """Jersey answers 404 when an int path parameter does not convert (Java's parser)."""
+    number = java_int(value)
+    if number is None:
+        raise errors.RegistryError(404, "HTTP 404 Not Found")
+    return number
 
 
 @router.get("/schemas", responses=docs.answers(docs.array_of(docs.SCHEMA)))
@@ -30,14 +31,16 @@ async def list_schemas(
     subjectPrefix: str | None = None,
     deleted: str | None = None,
     latestOnly: str | None = None,
+    ruleType: str | None = None,
     offset: str | None = None,
     limit: str | None = None,
 ) -> Response:
     found = reads.list_schemas(
-        registry_of(request), subjectPrefix or "", flag(deleted), flag(latestOnly)
+        registry_of(request), subjectPrefix or "", flag(deleted), flag(latestOnly), ruleType or ""
     )
     found = visibility.versions(request, found)
-    return reply(request, [schema_entity(sv) for sv in page(found, offset, limit, 1000)])
+    v8 = wants_v8(request)
+    return reply(request, [schema_entity(sv, None, v8) for sv in page(found, offset, limit, 1000)])
 
 
 @router.get("/schemas/types", responses=docs.answers(docs.STRINGS))
@@ -48,7 +51,7 @@ async def schema_types(request: Request) -> Response:
 @router.get(
     "/schemas/ids/{schema_id}",
     responses=docs.answers(docs.SCHEMA_STRING, 404),
-    openapi_extra=docs.parameters(("schema_id",), ("subject", "format", "fetchMaxId")),
+    openapi_extra=docs.parameters(("schema_id",), ("subject", "format", "fetchMaxId", "findTags")),
 )
 async def schema_by_id(request: Request) -> Response:
     # the deserializers' hot path: parameters are read directly, not through FastAPI
@@ -57,7 +60,8 @@ async def schema_by_id(request: Request) -> Response:
     subject = query.get("subject")
     subj = subject_param(subject) if subject else None
     sv = reads.schema_by_id(reg, _schema_id(request.path_params["schema_id"]), subj)
-    body = schema_string(sv, formatted(reg, sv, query.get("format")))
+    body = schema_string(sv, formatted(reg, sv, query.get("format")), wants_v8(request))
+    body = with_tags(body, sv, query.getlist("findTags"))
     if flag(query.get("fetchMaxId")):
         body["maxId"] = reg.state.context_of(sv.subject).max_id
     return reply(request, body)
@@ -115,7 +119,7 @@ async def schema_by_guid(request: Request, guid: str, format: str | None = None)
     if not found:
         raise errors.schema_not_found(guid)
     sv = found[0]
-    return reply(request, schema_string(sv, formatted(reg, sv, format)))
+    return reply(request, schema_string(sv, formatted(reg, sv, format), wants_v8(request)))
 
 
 @router.get(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from registry import __version__, errors
+from registry import __version__
 from registry.api import docs
 from registry.api.bodies import json_body, string_map
 from registry.api.deps import registry_of
@@ -42,11 +42,3 @@ async def cluster_id(request: Request) -> Response:
 @router.get("/v1/metadata/version", responses=docs.answers(docs.ref("ServerVersion")))
 async def server_version(request: Request) -> Response:
     return reply(request, {"version": __version__, "commitId": "unknown"})
-
-
-@router.api_route(
-    "/associations{rest:path}", methods=["GET", "POST", "PUT", "DELETE"], include_in_schema=False
-)
-async def associations(request: Request, rest: str) -> Response:
-    # Confluent 8.x's associations API; clients probe it and treat 404 as "not supported"
-    raise errors.RegistryError(404, "HTTP 404 Not Found")

@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from registry import core, deletion, lookups, reads, registration
+from registry import deletion, lookups, reads, registration, tags
 from registry.api import docs
 from registry.api.bodies import flag, json_body, page, schema_request
 from registry.api.deps import registry_of, subject_param
-from registry.api.responses import raw_text, reply, schema_entity
+from registry.api.responses import raw_text, reply, schema_entity, wants_v8
 from registry.auth import visibility
 from registry.core import Registry, parse_version
+from registry.identity import guid_of
 from registry.state import SchemaVersion
 
 router = APIRouter(tags=["Subjects (v1)"])
@@ -67,13 +70,18 @@ async def register(
     result = await run_in_threadpool(
         registration.register, reg, subject_param(subject), req, normalize=flag(normalize)
     )
-    if not result.modified:
+    v8 = wants_v8(request)
+    if not result.modified and not v8:
         return reply(request, {"id": result.id})
-    sv = result.schema or reads.get_version(reg, subject_param(subject), core.LATEST)
-    if sv.id != result.id:
-        sv = next(v for v in reg.state.versions(sv.subject).values() if v.id == result.id)
-    body = schema_entity(sv, formatted(reg, sv, format))
-    body.pop("subject", None)
+    sv = result.schema or _registered(reg, subject_param(subject), result.id)
+    if not result.modified:
+        # Confluent 8.x echoes the whole schema, but confluent-kafka's client then caches that
+        # text for the id, replacing the form it sent (a serialized Protobuf descriptor it
+        # later decodes): id, version and guid are what clients read
+        return reply(request, {"id": result.id, "version": sv.version, "guid": guid_of(sv.digest)})
+    body = schema_entity(sv, formatted(reg, sv, format), v8)
+    for dropped in ("subject", "ts", "deleted"):
+        body.pop(dropped, None)
     return reply(request, {"id": body.pop("id"), **body})
 
 
@@ -84,10 +92,12 @@ async def get_version(
     version: str,
     deleted: str | None = None,
     format: str | None = None,
+    findTags: str | None = None,  # repeatable; read from the query below
 ) -> Response:
     reg = registry_of(request)
     sv = reads.get_version(reg, subject_param(subject), parse_version(version), flag(deleted))
-    return reply(request, schema_entity(sv, formatted(reg, sv, format)))
+    body = schema_entity(sv, formatted(reg, sv, format), wants_v8(request))
+    return reply(request, with_tags(body, sv, request.query_params.getlist("findTags")))
 
 
 @router.get(
@@ -159,7 +169,7 @@ async def lookup(request: Request) -> Response:
         sv = lookups.lookup(*args, **kwargs)  # memory only: no need for a worker thread
     else:
         sv = await run_in_threadpool(lookups.lookup, *args, **kwargs)
-    return reply(request, schema_entity(sv, formatted(reg, sv, format)))
+    return reply(request, schema_entity(sv, formatted(reg, sv, format), wants_v8(request)))
 
 
 @router.delete("/subjects/{subject}", responses=docs.answers(docs.INTS, 404, 422))
@@ -180,7 +190,22 @@ async def latest_with_metadata(
     sv = reads.latest_with_metadata(
         reg, subject_param(subject), dict(zip(keys, values, strict=False)), flag(deleted)
     )
-    return reply(request, schema_entity(sv, formatted(reg, sv, format)))
+    return reply(request, schema_entity(sv, formatted(reg, sv, format), wants_v8(request)))
+
+
+def _registered(reg: Registry, subject: str, schema_id: int) -> SchemaVersion:
+    """The version a registration just wrote (or found) under ``subject`` with ``schema_id``."""
+    versions = reg.state.versions(reg.valid_subject(subject)).values()
+    return max((v for v in versions if v.id == schema_id), key=lambda v: v.version)
+
+
+def with_tags(body: dict[str, Any], sv: SchemaVersion, find: list[str]) -> dict[str, Any]:
+    """``findTags`` (Confluent 8.x): the tagged entities of the schema as ``schemaTags``."""
+    if find:
+        found = tags.tagged_entities(sv, find)
+        if found:
+            body["schemaTags"] = found
+    return body
 
 
 def formatted(reg: Registry, sv: SchemaVersion, fmt: str | None) -> str | None:

@@ -41,9 +41,11 @@ from urllib.parse import parse_qsl, quote, unquote
 import orjson
 
 from registry import reads
-from registry.api.deps import ENCODED_SLASH
+from registry.api.alias_paths import rewrite_aliases
+from registry.api.deps import ENCODED_SLASH, subject_param
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, negotiate
+from registry.api.ui import is_ui_path
 from registry.auth import passwords, visibility
 from registry.auth.rules import ALL, Grants, Identity, Permission, Rules, parse_rules
 from registry.auth.throttle import Throttle, hash_gate
@@ -51,6 +53,7 @@ from registry.auth.tokens import TokenError, TokenVerifier
 from registry.auth.watched import WatchedFile
 from registry.core import Registry
 from registry.errors import RegistryError
+from registry.path_numbers import java_int
 from registry.settings import Settings
 from registry.subjects import DEFAULT_CONTEXT
 from registry.tls import CLIENT_CN
@@ -252,6 +255,8 @@ def need_of(method: str, segs: list[str]) -> Need:
             return Need(ANY)
         if method == "DELETE" or (method == "POST" and n == 3 and segs[2] == "versions"):
             return Need(SUBJECT, Permission.WRITE, 1)
+        if method == "POST" and segs[-1] == "tags":  # a new version with tags (Confluent 8.x)
+            return Need(SUBJECT, Permission.WRITE, 1)
         return Need(SUBJECT, Permission.READ, 1)
     if root == "compatibility" and n >= 3 and segs[1] == "subjects":
         return Need(SUBJECT, Permission.READ, 2)
@@ -261,6 +266,15 @@ def need_of(method: str, segs: list[str]) -> Need:
         return Need(SUBJECT, Permission.ADMIN if write else Permission.READ, 1)
     if root == "contexts" and n > 1:
         return Need(GLOBAL, Permission.ADMIN) if write else Need(ANY)
+    if root == "dek-registry":
+        return _dek_need(method, segs)
+    if root == "associations":
+        # writing associations registers and (with cascadeLifecycle) deletes subjects
+        if write:
+            return Need(GLOBAL, Permission.ADMIN)
+        if n >= 3 and segs[1] == "subjects":
+            return Need(SUBJECT, Permission.READ, 2)
+        return Need(ANY)
     if root == "schemas":
         if n == 1:
             return Need(ANY)
@@ -269,6 +283,16 @@ def need_of(method: str, segs: list[str]) -> Need:
         if segs[1] == "guids" and n >= 3:
             return Need(GUID, index=2)
     return Need(ANY)
+
+
+def _dek_need(method: str, segs: list[str]) -> Need:
+    """``/dek-registry/v1/keks/{name}/deks/{subject}/...``: a DEK needs rights on its subject;
+    reading KEKs needs none; changing a KEK, or creating a DEK named in the body, needs admin
+    rights on every subject."""
+    write = method in ("PUT", "DELETE", "POST")
+    if len(segs) >= 6 and segs[4] == "deks":
+        return Need(SUBJECT, Permission.WRITE if write else Permission.READ, 5)
+    return Need(GLOBAL, Permission.ADMIN) if write else Need(ANY)
 
 
 def _context_prefix(subject: str) -> tuple[str, str]:
@@ -294,11 +318,11 @@ class AuthMiddleware:
             WatchedFile(settings.auth_rules_file, parse_rules) if settings.auth_rules_file else None
         )
         self.token = "hidden-" + secrets.token_hex(8)
-        self.hidden_id = str(10**18 + secrets.randbelow(10**17))
         self.hidden_guid = str(uuid.uuid4())
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"] in self.public:
+        if scope["type"] != "http" or scope["path"] in self.public or is_ui_path(scope["path"]):
+            # the web UI's static files carry no data (its API calls are authenticated)
             await self.app(scope, receive, send)
             return
         headers = scope["headers"]
@@ -339,7 +363,12 @@ class AuthMiddleware:
             "raw_path": scope.get("raw_path"),
             "query_string": scope.get("query_string", b""),
         }
-        rewrite_paths(view)
+        try:
+            rewrite_paths(view)
+        except RegistryError:  # the app answers the malformed path (400)
+            await self.app(scope, receive, send)
+            return
+        rewrite_aliases(view, self.registry.state)  # rules apply to the subject an alias names
         path: str = view["path"]
         segs = path.split("/")[1:]
         method = "GET" if scope["method"] == "HEAD" else scope["method"]
@@ -351,8 +380,12 @@ class AuthMiddleware:
             await _denied(scope, send, accept, "Write", "Config" if segs[0] != "contexts" else "")
             return
         if need.kind == SUBJECT:
-            subject = segs[need.index].replace(ENCODED_SLASH, "/")
-            hidden = need.perm == Permission.READ and self._falls_back_unreadable(subject, grants)
+            # the subject the route acts on (``:.:x`` is ``x``), so no spelling walks around
+            # a rule; a name carrying the placeholder is never anyone's
+            subject = subject_param(segs[need.index])
+            hidden = (
+                need.perm == Permission.READ and self._falls_back_unreadable(subject, grants)
+            ) or self.token in subject
             if hidden or not grants.can(subject, need.perm):
                 if need.perm > Permission.READ and grants.can(subject, Permission.READ):
                     op = "Write" if need.perm == Permission.WRITE else "AlterConfigs"
@@ -371,8 +404,10 @@ class AuthMiddleware:
                 receive, hidden_refs = await self._hide_references(scope, receive, subject, grants)
                 replacements = hidden_refs + replacements
         elif need.kind == SCHEMA_ID and not self._id_readable(segs[need.index], view, grants):
-            replacements = [(self.hidden_id.encode(), str(int(segs[need.index])).encode())]
-            segs[need.index] = self.hidden_id
+            number = java_int(segs[need.index])
+            hidden_id = self._unused_id()
+            replacements = [(hidden_id.encode(), str(number).encode())]
+            segs[need.index] = hidden_id
         elif need.kind == GUID and not self._guid_readable(segs[need.index], grants):
             replacements = [(self.hidden_guid.encode(), _json_text(segs[need.index]))]
             segs[need.index] = self.hidden_guid
@@ -428,13 +463,20 @@ class AuthMiddleware:
                 return True
         return False
 
+    def _unused_id(self) -> str:
+        """An id no context holds (a Java int, so the route reads it as the requested one)."""
+        contexts = list(self.registry.state.contexts.values())
+        while True:
+            candidate = 2**30 + secrets.randbelow(2**30 - 1)
+            if not any(candidate in ctx.ids for ctx in contexts):
+                return str(candidate)
+
     def _id_readable(self, raw_id: str, view: Scope, grants: Grants) -> bool:
-        try:
-            schema_id = int(raw_id)
-        except ValueError:
+        schema_id = java_int(raw_id)  # the routers' parser: both read the same number
+        if schema_id is None:
             return True  # the route answers 404
         query = dict(parse_qsl(view["query_string"].decode("latin-1")))
-        subject = query.get("subject", "").replace(ENCODED_SLASH, "/")
+        subject = subject_param(query.get("subject", ""))
         reg = self.registry
         try:
             sv = reads.schema_by_id(reg, schema_id, subject or None)
@@ -497,7 +539,11 @@ def _buffered(send: Send, transform: Callable[[int, bytes], bytes], head: bool =
         if message.get("more_body", False):
             return
         body = transform(start["status"], b"".join(chunks))
-        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        headers = [
+            (k, transform(0, v) if k.lower() == b"location" else v)
+            for k, v in start.get("headers", [])
+            if k.lower() != b"content-length"
+        ]
         headers.append((b"content-length", str(len(body)).encode()))
         await send({**start, "headers": headers})
         await send({"type": "http.response.body", "body": b"" if head else body})

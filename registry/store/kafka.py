@@ -21,6 +21,10 @@ option                         default                           meaning
                                                                  leader fences the old one
 ``write.timeout.ms``           ``10000``                         bound of one write (50002 after)
 ``init.timeout.ms``            ``60000``                         topic creation and checks
+``keys.topic``                 ``_dek_registry_keys`` beside     the DEK registry's KEKs and
+                               ``_schemas``, else                DEKs (``registry.store.
+                               ``<topic>_dek_registry_keys``     kafka_keys``); empty: in
+                                                                 ``topic``
 =============================  ================================  ===============================
 
 How it works:
@@ -74,8 +78,9 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
 
 from registry import errors
-from registry.records import Record
+from registry.records import KEYS_LOG, Record
 from registry.store.base import LogStore, StoreTransaction
+from registry.store.kafka_keys import KeysTopic, default_keys_topic, is_key_record
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +111,8 @@ class KafkaSettings:
     transactional_id: str = ""
     write_timeout: float = 10.0
     init_timeout: float = 60.0
+    #: the DEK registry's topic ("" keeps KEKs and DEKs in ``topic``)
+    keys_topic: str = ""
     #: librdkafka properties for every client (SASL, TLS, ...)
     client: dict[str, str] = field(default_factory=dict)
 
@@ -166,6 +173,7 @@ def parse_kafka_url(url: str) -> KafkaSettings:
         transactional_id=options.pop("transactional.id", f"pyschemaregistry-{topic}"),
         write_timeout=write_ms / 1000,
         init_timeout=init_ms / 1000,
+        keys_topic=options.pop("keys.topic", default_keys_topic(topic)),
         client=options,
     )
 
@@ -179,6 +187,9 @@ class _KafkaTransaction(StoreTransaction):
 
     def read_after(self, offset: int) -> list[Record]:
         return self._store.read_after(offset)
+
+    def read_keys_after(self, offset: int) -> list[Record]:
+        return self._store.read_keys_after(offset)
 
     def append(self, records: Sequence[tuple[bytes, bytes | None]]) -> None:
         if not self._open:
@@ -227,6 +238,9 @@ class KafkaLogStore(LogStore):
         self._leader_known = False
         self._elector_error: str | None = None
         self._settled = threading.Event()  # a leader was known at least once
+        #: the DEK registry's topic, read by its own consumer (None: keys live in ``topic``)
+        self.keys: KeysTopic | None = None
+        self._keys_seen = 0  # batches the keys reader has read (wakes the notifier)
 
     # ---- configuration helpers -------------------------------------------------------------
 
@@ -289,6 +303,25 @@ class KafkaLogStore(LogStore):
                 raise KafkaStoreError(
                     f"cannot read the end of {self.settings.topic}: {exc}"
                 ) from exc
+            if self.settings.keys_topic:
+                keys = KeysTopic(
+                    self.settings.keys_topic,
+                    self._client(
+                        **{
+                            "group.id": f"{self.settings.election_group}-keys-reader",
+                            "enable.auto.commit": False,
+                        }
+                    ),
+                    _watermarks,
+                )
+                try:
+                    keys.open(self.settings.init_timeout)
+                except KafkaException as exc:
+                    reader.close()
+                    probe.close()
+                    raise KafkaStoreError(f"cannot read {self.settings.keys_topic}: {exc}") from exc
+                keys.on_records = self._keys_arrived
+                self.keys = keys
             reader.assign([TopicPartition(self.settings.topic, 0, max(low, 0))])
             self._reader = reader
             self._probe = probe
@@ -320,6 +353,9 @@ class KafkaLogStore(LogStore):
             for thread in self._threads:
                 thread.join(timeout=15)
             self._threads = []
+            keys, self.keys = self.keys, None
+            if keys is not None:
+                keys.close()
             reader, self._reader = self._reader, None
             if reader is not None:
                 reader.close()
@@ -357,6 +393,12 @@ class KafkaLogStore(LogStore):
             NewTopic(self.settings.topic, 1, replication, config={"cleanup.policy": "compact"}),
             NewTopic(self.settings.election_topic, 1, replication),
         ]
+        if self.settings.keys_topic:
+            wanted.append(
+                NewTopic(
+                    self.settings.keys_topic, 1, replication, config={"cleanup.policy": "compact"}
+                )
+            )
         missing = [t for t in wanted if t.topic not in metadata.topics]
         if missing:
             for name, future in admin.create_topics(missing, request_timeout=timeout).items():
@@ -485,14 +527,15 @@ class KafkaLogStore(LogStore):
         self._caught_up.set()
 
     def _notify_loop(self) -> None:
-        notified = -1
+        notified, keys_notified = -1, 0
         while not self._stop.is_set():
             with self._cond:
                 while not self._stop.is_set() and not (
-                    self._replayed.is_set() and self._last_offset > notified
+                    self._replayed.is_set()
+                    and (self._last_offset > notified or self._keys_seen > keys_notified)
                 ):
                     self._cond.wait(0.5)
-                latest = self._last_offset
+                latest, keys_notified = self._last_offset, self._keys_seen
             if self._stop.is_set():
                 return
             listener = self._listener
@@ -505,6 +548,24 @@ class KafkaLogStore(LogStore):
             except Exception:
                 log.exception("applying records from %s failed", self.settings.topic)
                 self._stop.wait(0.5)
+
+    def _keys_arrived(self) -> None:
+        with self._cond:
+            self._keys_seen += 1
+            self._cond.notify_all()
+
+    def read_keys_after(self, offset: int) -> list[Record]:
+        """Records of the keys topic read so far with an offset above ``offset``."""
+        return self.keys.read_after(offset) if self.keys is not None else []
+
+    def keys_replayed_through(self) -> int:
+        """Offset of the keys topic the registry must have applied to be ready (-1: none)."""
+        return self.keys.start_last if self.keys is not None else -1
+
+    def iter_keys(self) -> Iterator[Record]:
+        """The keys topic as read so far (see :meth:`iter_all`)."""
+        if self.keys is not None:
+            yield from self.keys.iter_all()
 
     def read_after(self, offset: int, limit: int | None = None) -> list[Record]:
         """Records read so far with an offset above ``offset``. The store has one reader (the
@@ -541,7 +602,11 @@ class KafkaLogStore(LogStore):
 
     def wait_caught_up(self, timeout: float) -> bool:
         """Block until the position the topic had at :meth:`open` is read."""
-        return self._caught_up.wait(timeout)
+        deadline = time.monotonic() + timeout
+        if not self._caught_up.wait(timeout):
+            return False
+        keys = self.keys
+        return keys is None or keys.caught_up.wait(max(0.0, deadline - time.monotonic()))
 
     def readiness(self) -> tuple[bool, int, str]:
         """(replay finished and a leader elected, offset of the last record the state must
@@ -550,6 +615,8 @@ class KafkaLogStore(LogStore):
             position, target, last = self._position, self._start_target, self._start_last
         if not self._caught_up.is_set():
             return False, -1, f"replaying {self.settings.topic}: offset {position} of {target}"
+        if self.keys is not None and not self.keys.caught_up.is_set():
+            return False, -1, f"replaying {self.keys.topic}"
         if not self._settled.is_set():
             return (
                 False,
@@ -794,6 +861,8 @@ class KafkaLogStore(LogStore):
                 raise errors.operation_timeout(
                     f"Timed out reading {self.settings.topic} to offset {end} before writing"
                 )
+            if self.keys is not None:
+                self._wait_keys(self.keys, deadline)
             txn = _KafkaTransaction(self)
             try:
                 yield txn
@@ -818,7 +887,7 @@ class KafkaLogStore(LogStore):
             producer.begin_transaction()
             for key, value in staged:
                 producer.produce(
-                    self.settings.topic, key=key, value=value, partition=0, on_delivery=on_delivery
+                    self._topic_of(key), key=key, value=value, partition=0, on_delivery=on_delivery
                 )
             producer.commit_transaction(max(0.1, deadline - time.monotonic()))
         except (KafkaException, BufferError) as exc:
@@ -830,15 +899,51 @@ class KafkaLogStore(LogStore):
                 raise _write_error("writing to the topic", KafkaException(failures[0]))
             raise errors.store_error("Error while writing to the store: records not acknowledged")
         records = [
-            Record(m.key() or b"", m.value(), m.offset(), m.timestamp()[1]) for m in delivered
+            Record(m.key() or b"", m.value(), m.offset(), m.timestamp()[1])
+            for m in delivered
+            if m.topic() == self.settings.topic
         ]
         records.sort(key=lambda r: r.offset)
         # committed with acks=all: durable. No read-back: the registry applies these records
         # (offsets from the delivery reports) itself, and the reader delivers them later
         # (the state skips offsets it has applied). One partition, one writer: the commit
         # marker follows the last record.
-        self._written_end = records[-1].offset + 2
-        return records
+        if records:
+            self._written_end = records[-1].offset + 2
+        keys = sorted(
+            (
+                Record(m.key() or b"", m.value(), m.offset(), m.timestamp()[1], KEYS_LOG)
+                for m in delivered
+                if m.topic() != self.settings.topic
+            ),
+            key=lambda r: r.offset,
+        )
+        if (
+            keys
+            and self.keys is not None
+            and not self.keys.wait_position(keys[-1].offset + 1, deadline)
+        ):
+            raise errors.operation_timeout(
+                f"Timed out waiting for offset {keys[-1].offset} of {self.keys.topic} to be "
+                "read back"
+            )
+        return keys + records
+
+    def _topic_of(self, key: bytes) -> str:
+        """The keys topic for a KEK or DEK record (when the store has one), else ``topic``."""
+        if self.keys is not None and is_key_record(key):
+            return self.keys.topic
+        return self.settings.topic
+
+    def _wait_keys(self, keys: KeysTopic, deadline: float) -> None:
+        try:
+            end = keys.end_offset(max(0.1, deadline - time.monotonic()))
+        except KafkaException as exc:
+            raise _write_error(f"reading the end of {keys.topic}", exc) from exc
+        if not keys.wait_position(end, deadline):
+            raise errors.operation_timeout(
+                f"Timed out reading {keys.topic} to offset {end} before writing"
+            )
 
 
 _TRANSIENT_CODES = frozenset(

@@ -24,6 +24,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from registry import budget
 from registry.formats.avro.model import (
     NO_DEFAULT,
     PRIMITIVE_TYPES,
@@ -454,6 +455,7 @@ def _parse_aliases(node: dict[str, JsonValue]) -> list[str] | None:
 
 
 def _parse(node: JsonValue, ctx: _Context) -> Schema:
+    budget.charge()
     if isinstance(node, str):
         found = ctx.lookup(node)
         if found is None:

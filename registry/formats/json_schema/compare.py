@@ -18,6 +18,7 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
+from registry import budget
 from registry.formats.json_schema import jsontext
 from registry.formats.json_schema.differences import Difference
 from registry.formats.json_schema.model import (
@@ -132,11 +133,29 @@ class Context:
         try:
             pair_ctx = self.fresh()
             _compare_types(pair_ctx, original, update)
-            result = tuple(pair_ctx.diffs)
+            result = _bounded(pair_ctx.diffs, self.compatible)
             self.memo[key] = result
             return result
         finally:
             self.progress.discard(key)
+
+
+#: differences kept per pair of schemas: a schema whose ``$ref`` graph shares subschemas (``d0``
+#: referring twice to ``d1``, ``d1`` twice to ``d2``, ...) has exponentially many paths, and so
+#: exponentially many differences, though only one comparison per pair of nodes is made
+MAX_DIFFERENCES = 1000
+
+
+def _bounded(diffs: list[Difference], compatible: frozenset[str]) -> tuple[Difference, ...]:
+    """The first :data:`MAX_DIFFERENCES` of ``diffs``, plus the first incompatible one if none
+    is among them (so the verdict never changes)."""
+    if len(diffs) <= MAX_DIFFERENCES:
+        return tuple(diffs)
+    kept = diffs[:MAX_DIFFERENCES]
+    if all(d.type in compatible for d in kept):
+        kept.extend(d for d in diffs[MAX_DIFFERENCES:] if d.type not in compatible)
+        del kept[MAX_DIFFERENCES + 1 :]
+    return tuple(kept)
 
 
 def compare(
@@ -165,6 +184,7 @@ def compare(
 
 def compare_into(ctx: Context, original: Schema | None, update: Schema | None) -> None:
     """``SchemaDiff.compare(ctx, original, update)``."""
+    budget.charge()
     if original is None and update is None:
         return
     if original is None:
@@ -437,6 +457,40 @@ def _compare_combined(ctx: Context, original: CombinedSchema, update: CombinedSc
     elif len(olds) > len(news):
         ctx.add("SUM_TYPE_NARROWED" if old_crit in ("anyOf", "oneOf") else "PRODUCT_TYPE_NARROWED")
 
+    matching = _identical_matching(olds, news) if ctx.shortcut else None
+    if matching is None:
+        matching = _compatible_matching(ctx, old_crit, olds, news)
+    for _i, (_j, diffs) in sorted(matching.items()):
+        ctx.extend(diffs)
+    if len(matching) < min(len(olds), len(news)):
+        ctx.add("COMBINED_TYPE_SUBSCHEMAS_CHANGED")
+
+
+def _identical_matching(
+    olds: list[Schema], news: list[Schema]
+) -> dict[int, tuple[int, list[Difference]]] | None:
+    """Subschemas paired with identical ones (no difference), when that pairs as many as a
+    maximum matching can: a reordered ``oneOf`` is then matched in linear time. None otherwise
+    (the general matching compares every pair)."""
+    wanted = min(len(olds), len(news))
+    by_text: dict[str, list[int]] = {}
+    for j, new in enumerate(news):
+        text = _fingerprint(new)
+        if text:
+            by_text.setdefault(text, []).append(j)
+    for stack in by_text.values():
+        stack.reverse()
+    out: dict[int, tuple[int, list[Difference]]] = {}
+    for i, old in enumerate(olds):
+        stack = by_text.get(_fingerprint(old)) if _fingerprint(old) else None
+        if stack:
+            out[i] = (stack.pop(), [])
+    return out if len(out) == wanted else None
+
+
+def _compatible_matching(
+    ctx: Context, old_crit: str, olds: list[Schema], news: list[Schema]
+) -> dict[int, tuple[int, list[Difference]]]:
     edges: dict[int, list[tuple[int, list[Difference]]]] = {}
     for i, old in enumerate(olds):
         ctx.path.append(f"{old_crit}/{i}")
@@ -448,11 +502,7 @@ def _compare_combined(ctx: Context, original: CombinedSchema, update: CombinedSc
                     edges.setdefault(i, []).append((j, sub.diffs))
         finally:
             ctx.path.pop()
-    matching = _maximum_matching(len(olds), edges)
-    for _i, (_j, diffs) in sorted(matching.items()):
-        ctx.extend(diffs)
-    if len(matching) < min(len(olds), len(news)):
-        ctx.add("COMBINED_TYPE_SUBSCHEMAS_CHANGED")
+    return _maximum_matching(len(olds), edges)
 
 
 def _maximum_matching(
@@ -524,7 +574,7 @@ def _is_open(schema: ObjectSchema) -> bool:
 
 def _partial_schema(schema: ObjectSchema, key: str) -> Schema | None:
     for pattern, sub in schema.pattern_properties:
-        if pattern is not None and pattern.search(key):
+        if pattern.search(key):
             return sub
     if schema.additional_schema is not None:
         return schema.additional_schema

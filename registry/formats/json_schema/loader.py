@@ -12,11 +12,11 @@ schema, several give a synthetic ``allOf`` of them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import unquote, urljoin
 
+from registry import budget
 from registry.formats.base import InvalidSchemaError
 from registry.formats.json_schema import drafts
 from registry.formats.json_schema.model import (
@@ -37,6 +37,7 @@ from registry.formats.json_schema.model import (
     StringSchema,
     TrueSchema,
 )
+from registry.formats.json_schema.patterns import SchemaPattern
 
 NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 STRING_KEYWORDS = ("minLength", "maxLength", "pattern", "format")
@@ -123,6 +124,7 @@ class Loader:
         return schema
 
     def load(self, node: Any, base: str, doc: Any) -> Schema:
+        budget.charge()
         if node is True:
             return TrueSchema(node)
         if node is False:
@@ -445,11 +447,8 @@ def _check_not_pure_cycle(ref: ReferenceSchema) -> None:
         current = current.target
 
 
-def _regex(pattern: str) -> re.Pattern[str] | None:
-    try:
-        return re.compile(pattern)
-    except (re.error, OverflowError):
-        return None
+def _regex(pattern: str) -> SchemaPattern:
+    return SchemaPattern(pattern)
 
 
 def _int(value: Any) -> int | None:

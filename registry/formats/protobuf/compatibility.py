@@ -18,6 +18,7 @@ from google.protobuf.descriptor_pb2 import (
     FileDescriptorProto,
 )
 
+from registry import budget
 from registry.formats.protobuf.symbols import SCALAR_NAMES
 
 F = FieldDescriptorProto
@@ -386,6 +387,7 @@ def _compare_enums(ctx: Context, original: EnumModel, update: EnumModel) -> None
 
 
 def _compare_messages(ctx: Context, original: MessageModel, update: MessageModel) -> None:
+    budget.charge()
     if id(original) not in ctx.schemas:
         ctx.schemas.add(id(original))
         try:

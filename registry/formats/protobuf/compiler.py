@@ -15,18 +15,23 @@ from __future__ import annotations
 import ast
 import atexit
 import hashlib
+import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from google.protobuf import descriptor_pb2
 from grpc_tools import _protoc_compiler
 
+from registry import budget
 from registry.formats.base import Dependency, InvalidSchemaError
 from registry.formats.protobuf.repair import Repairs, import_stub, missing_imports, repair
 
@@ -53,10 +58,24 @@ GOOGLE_TYPES = (
 )
 #: how many refused texts are repaired and compiled again (see ``repair``) before giving up
 MAX_REPAIRS = 32
-_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
-_SERIALIZED = re.compile(rb"AddSerializedFile\((b'(?:[^'\\]|\\.)*')\)", re.DOTALL)
+_PACKAGE = re.compile(r"package\s+([\w.]+)\s*;")
+# possessive runs: the literal of a large file is scanned in C a run at a time, not a character
+# at a time through an alternation (which held the GIL for ~0.1 s per MB)
+_SERIALIZED = re.compile(rb"AddSerializedFile\((b'(?:[^'\\]++|\\.)*+')\)", re.DOTALL)
 _LOCK = threading.Lock()
+#: texts of at least this many bytes are compiled in a child process (setting
+#: ``protoc_subprocess_bytes``, see :func:`configure`); 0: every text in-process
+subprocess_bytes = 64 * 1024
+#: seconds between two looks at the request's allowance while a child compiles
+_POLL = 0.02
+_CHILD = Path(__file__).with_name("protoc_child.py")
 _CACHE_LOCK = threading.Lock()
+#: texts of at least this many bytes are compiled in a child process (setting
+#: ``protoc_subprocess_bytes``, see :func:`configure`); 0: every text in-process
+subprocess_bytes = 64 * 1024
+#: seconds between two looks at the request's allowance while a child compiles
+_POLL = 0.02
+_CHILD = Path(__file__).with_name("protoc_child.py")
 _include_roots: list[bytes] | None = None
 _cache_root: Path | None = None
 _dep_roots: dict[str, bytes] = {}
@@ -108,9 +127,14 @@ def _safe_path(name: str) -> bool:
     )
 
 
+#: protoc errors quoted in an invalid-schema message (a hostile file can produce one per byte)
+MAX_ERRORS = 20
+
+
 def _error_text(exc: Exception) -> str:
     lines = []
-    for error in exc.errors():  # type: ignore[attr-defined]
+    errors = exc.errors()  # type: ignore[attr-defined]
+    for error in errors[:MAX_ERRORS]:
         filename = os.fsdecode(error.filename)
         message = error.message.decode("utf-8", "replace")
         where = f"{error.line + 1}:{error.column + 1}" if error.line >= 0 else ""
@@ -118,11 +142,15 @@ def _error_text(exc: Exception) -> str:
             lines.append(f"{where}: {message}" if where else message)
         else:
             lines.append(f"{filename}:{where}: {message}" if where else f"{filename}: {message}")
+    total = exc.total if isinstance(exc, ChildProtocErrors) else len(errors)
+    if total > MAX_ERRORS:
+        lines.append(f"... and {total - MAX_ERRORS} more errors")
     return "; ".join(lines) or str(exc)
 
 
 _SYNTAX = re.compile(r"^\s*(?:syntax|edition)\s*=", re.MULTILINE)
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+# an unterminated comment runs to the end (``\Z``): every match succeeds, so the scan is linear
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
 
 
 def _with_syntax(text: str) -> str:
@@ -161,10 +189,97 @@ def _bundled(name: str) -> bool:
 
 
 def _first_error(exc: Exception) -> tuple[int, int, str] | None:
+    if isinstance(exc, ChildProtocErrors):
+        first = exc.first
+        if first is None:
+            return None
+        return first.line + 1, first.column + 1, first.message.decode("utf-8", "replace")
     for error in exc.errors():  # type: ignore[attr-defined]
         if os.fsdecode(error.filename) == MAIN_FILE and error.line >= 0:
             return error.line + 1, error.column + 1, error.message.decode("utf-8", "replace")
     return None
+
+
+def configure(protoc_subprocess_bytes: int) -> None:
+    """Set the size from which texts are compiled in a child process (the server's setting)."""
+    global subprocess_bytes
+    subprocess_bytes = protoc_subprocess_bytes
+
+
+@dataclass(frozen=True)
+class _ChildError:
+    """One protoc error reported by the child (shaped like ``_protoc_compiler``'s)."""
+
+    filename: bytes
+    line: int
+    column: int
+    message: bytes
+
+
+class ChildProtocErrors(Exception):
+    """protoc refused the text in the child process: the errors quoted (the first
+    ``MAX_ERRORS``), the first placed in the schema itself, and how many there were."""
+
+    def __init__(self, errors: list[_ChildError], first: _ChildError | None, total: int) -> None:
+        super().__init__("protoc errors")
+        self._errors = errors
+        self.first = first
+        self.total = total
+
+    def errors(self) -> list[_ChildError]:
+        return self._errors
+
+
+def _child_error(error: list[Any]) -> _ChildError:
+    name, line, column, message = error
+    return _ChildError(name.encode("latin-1"), line, column, message.encode("latin-1"))
+
+
+def _run_child(roots: list[bytes]) -> list[tuple[bytes, bytes]]:
+    """Compile in a child process, killed as soon as the request's allowance runs out or its
+    client goes away (protoc in-process holds the GIL and cannot be interrupted)."""
+    request = json.dumps(
+        {
+            "file": MAIN_FILE,
+            "roots": [os.fsdecode(root) for root in roots],
+            "max_errors": MAX_ERRORS,
+        }
+    )
+    allowance = budget.current()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(
+            [sys.executable, str(_CHILD)], stdin=subprocess.PIPE, stdout=out, stderr=err
+        )
+        try:
+            assert child.stdin is not None
+            child.stdin.write(request.encode())
+            child.stdin.close()
+            while True:
+                try:
+                    child.wait(_POLL)
+                    break
+                except subprocess.TimeoutExpired:
+                    if allowance is not None:
+                        allowance.check()
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        out.seek(0)
+        raw = out.read()
+        if child.returncode != 0 or not raw:
+            err.seek(0)
+            detail = err.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+            raise InvalidSchemaError(f"protoc failed: {' '.join(detail) or child.returncode}")
+    answer = json.loads(raw)
+    if "errors" in answer:
+        first = answer["first"]
+        raise ChildProtocErrors(
+            [_child_error(error) for error in answer["errors"]],
+            None if first is None else _child_error(first),
+            answer["total"],
+        )
+    return [(name.encode("latin-1"), code.encode("latin-1")) for name, code in answer["modules"]]
 
 
 def _run(text: str, roots: list[bytes], extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
@@ -174,8 +289,27 @@ def _run(text: str, roots: list[bytes], extra: dict[str, str]) -> list[tuple[byt
             path = Path(tmp) / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content, encoding="utf-8")
+        if 0 < subprocess_bytes <= len(text.encode("utf-8")):
+            return _run_child([os.fsencode(tmp), *roots])
         with _LOCK:
             return list(_protoc_compiler.get_protos(MAIN_FILE.encode(), [os.fsencode(tmp), *roots]))
+
+
+def _package(code: str) -> str:
+    """The package the first ``package`` statement at the start of a line declares (found with
+    ``str.find``: a multi-line ``^`` regex tried every position of a large text holding the
+    GIL)."""
+    at = code.find("package")
+    while at >= 0:
+        start = at  # back over the whitespace before it (runs are disjoint: linear in all)
+        while start > 0 and code[start - 1].isspace():
+            start -= 1
+        if start == 0 or "\n" in code[start:at]:
+            match = _PACKAGE.match(code, at)
+            if match is not None:
+                return match[1]
+        at = code.find("package", at + 1)
+    return ""
 
 
 def compile_proto(text: str, dependencies: Sequence[Dependency]) -> Compiled:
@@ -192,14 +326,13 @@ def compile_proto(text: str, dependencies: Sequence[Dependency]) -> Compiled:
         if _safe_path(name) and name != MAIN_FILE:
             # Confluent resolves types from every reference, whatever the import is called
             repairs.files[name] = import_stub(names)
-    package_match = _PACKAGE.search(_COMMENTS.sub(" ", text))
-    package = package_match[1] if package_match else ""
+    package = _package(_COMMENTS.sub(" ", text))
     current = text
     for _ in range(MAX_REPAIRS + 1):
         try:
             modules = _run(current, roots, repairs.files)
             break
-        except _protoc_compiler.ProtocErrors as exc:
+        except (_protoc_compiler.ProtocErrors, ChildProtocErrors) as exc:
             error = _first_error(exc)
             fixed = repair(current, error, package, repairs) if error is not None else None
             if fixed is None:

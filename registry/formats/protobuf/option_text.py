@@ -9,6 +9,7 @@ printer then falls back to the descriptor's options).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from registry.formats.protobuf.options import Option, Prim
@@ -23,6 +24,32 @@ _TOKEN = re.compile(
 )
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a"}
 _ESCAPES |= {"b": "\b", "f": "\f", "v": "\v", "?": "?"}
+
+
+def unquoted(
+    code: str, start: int, opens: str = "[{", closes: str = "]}", depth: int = 0
+) -> Iterator[tuple[int, str, int]]:
+    """``(index, character, nesting depth after it)`` for each character of ``code`` from
+    ``start`` that stands outside a quoted string (quote marks and escapes are skipped).
+    ``opens`` / ``closes`` are the marks that nest; ``depth`` is the nesting already open at
+    ``start``."""
+    i, quote = start, ""
+    while i < len(code):
+        ch = code[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        else:
+            if ch in opens:
+                depth += 1
+            elif ch in closes:
+                depth -= 1
+            yield i, ch, depth
+        i += 1
 
 
 class _Fail(Exception):

@@ -26,7 +26,7 @@ from google.protobuf.descriptor_pb2 import (
     ServiceDescriptorProto,
 )
 
-from registry.formats.protobuf.option_text import field_options
+from registry.formats.protobuf.option_text import field_options, unquoted
 from registry.formats.protobuf.options import Option, OptionReader, OptionWriter, escape, indented
 from registry.formats.protobuf.symbols import SCALAR_NAMES, Symbols
 
@@ -34,7 +34,7 @@ MAX_TAG_VALUE = 536_870_911
 F = FieldDescriptorProto
 
 _COMMENT_OR_STRING = re.compile(
-    r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?\*/", re.DOTALL
+    r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL
 )
 _FIELD = re.compile(
     r"(map\s*<\s*[.\w]+\s*,\s*([.\w]+)\s*>|[.\w]+)\s+(\w+)\s*=\s*(0[xX][0-9a-fA-F]+|\d+)"
@@ -129,46 +129,18 @@ def _bracketed(code: str, start: int) -> str | None:
     match = _OPEN_BRACKET.match(code, start)
     if match is None:
         return None
-    depth, i, quote = 1, match.end(), ""
-    while i < len(code):
-        ch = code[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-            if depth == 0:
-                return code[match.end() : i]
-        i += 1
+    for i, ch, depth in unquoted(code, match.end(), "[", "]", depth=1):
+        if ch == "]" and depth == 0:
+            return code[match.end() : i]
     return None
 
 
 def _statement(code: str, start: int) -> str | None:
     """The text from ``start`` to the ``;`` ending its statement (outside strings, braces and
     brackets)."""
-    depth, i, quote = 0, start, ""
-    while i < len(code):
-        ch = code[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        elif ch == ";" and depth == 0:
+    for i, ch, depth in unquoted(code, start):
+        if ch == ";" and depth == 0:
             return code[start:i]
-        i += 1
     return None
 
 

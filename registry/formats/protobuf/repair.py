@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
 
+from registry.formats.protobuf.option_text import unquoted
+
 #: the generated file declaring custom options nothing imports
 OPTIONS_FILE = "__registry_unresolved_options__.proto"
 META_FILE = "confluent/meta.proto"
@@ -45,7 +47,7 @@ _FIRST_EXTENSION = 100_000_000
 _FIRST_PLACEHOLDER = 536_870_000
 _IMPORT = re.compile(r'\bimport\s+(?:(public|weak)\s+)?"([^"\n]*)"\s*;')
 _CODE_TOKEN = re.compile(
-    r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*.*?\*/"
+    r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*.*?(?:\*/|\Z)"
     r"|\b(message|enum|service|oneof|extend|rpc)\b\s*([.\w]*)|(\{)|(\})|(\[)|(\])",
     re.DOTALL,
 )
@@ -168,53 +170,20 @@ def _expand_list(text: str, offset: int) -> str | None:
 
 
 def _closing(text: str, start: int) -> int | None:
-    depth, i, quote = 0, start, ""
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
+    for i, ch, depth in unquoted(text, start):
+        if ch in "]}" and depth == 0:
+            return i
     return None
 
 
 def _split_top_level(text: str) -> list[str]:
-    items, depth, quote, current = [], 0, "", []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\" and i + 1 < len(text):
-                current.append(ch)
-                i += 1
-                ch = text[i]
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            items.append("".join(current))
-            current = []
-            i += 1
-            continue
-        current.append(ch)
-        i += 1
-    if "".join(current).strip():
-        items.append("".join(current))
+    """``text``'s non-blank items between the commas outside strings, brackets and braces."""
+    items, begin = [], 0
+    for i, ch, depth in unquoted(text, 0):
+        if ch == "," and depth == 0:
+            items.append(text[begin:i])
+            begin = i + 1
+    items.append(text[begin:])
     return [item for item in items if item.strip()]
 
 
@@ -336,8 +305,10 @@ def _scalar_type(literal: str) -> str:
 
 
 def _strip_comments(text: str) -> str:
+    # an unterminated comment runs to the end (``\Z``), so every match succeeds and the scan is
+    # linear (one scan to the end per "/*" was quadratic: tests/test_hostile_schemas.py)
     return re.sub(
-        r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?\*/",
+        r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?(?:\*/|\Z)",
         lambda m: m.group(1) or " ",
         text,
         flags=re.DOTALL,

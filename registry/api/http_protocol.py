@@ -1,0 +1,151 @@
+"""The HTTP/1.1 connection protocol: uvicorn's httptools protocol with the limits a server facing
+hostile clients needs, and Confluent-shaped errors for what is refused before the app sees it.
+
+* **Read timeout** (``read_timeout``): a connection gets that many seconds to send a whole
+  request, headers and body, from its first byte (and an idle new connection that long to start
+  one); a slow or stalled sender is answered 408 and closed. The clock is not reset by each
+  byte, so trickling data does not keep a connection open.
+* **URL and header size** (``max_url_bytes``, ``max_header_bytes``): 414 and 431, as Jetty
+  answers Confluent's clients.
+* **Malformed requests** (``Content-Length: -1``, a bad request line, ...): 400 with
+  ``{"error_code": 400, "message": ...}`` instead of uvicorn's plain-text answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import orjson
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from registry.api.responses import PREFERRED
+
+REASONS = {
+    400: "Bad Request",
+    408: "Request Timeout",
+    414: "URI Too Long",
+    431: "Request Header Fields Too Large",
+}
+
+
+class GuardedHttpProtocol(HttpToolsProtocol):
+    """Configured by :func:`protocol_for` (class attributes, one subclass per server)."""
+
+    read_timeout: float = 30.0
+    max_url_bytes: int = 8192
+    max_header_bytes: int = 16384
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._read_timer: asyncio.TimerHandle | None = None
+        self._header_bytes = 0
+        self._refused = False
+
+    # ---- the read deadline ----------------------------------------------------------------
+
+    def _arm(self) -> None:
+        if self._read_timer is None and self.read_timeout > 0:
+            self._read_timer = self.loop.call_later(self.read_timeout, self._timed_out)
+
+    def _disarm(self) -> None:
+        if self._read_timer is not None:
+            self._read_timer.cancel()
+            self._read_timer = None
+
+    def _timed_out(self) -> None:
+        self._read_timer = None
+        if self.transport.is_closing():
+            return
+        cycle = getattr(self, "cycle", None)
+        if cycle is not None and cycle.response_started:
+            self.transport.close()
+            return
+        if cycle is not None:
+            cycle.disconnected = True
+            cycle.message_event.set()
+        self._refuse(408, "Request Timeout: the request was not received in time")
+
+    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        with contextlib.suppress(_Refused):  # the answer is sent already
+            super().data_received(data)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._header_bytes = 0
+        self._arm()
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        # keep-alive: the idle connection is uvicorn's (timeout_keep_alive); a next request
+        # arms the deadline again when it begins
+
+    # ---- sizes and malformed requests -----------------------------------------------------
+
+    def on_url(self, url: bytes) -> None:
+        super().on_url(url)
+        if len(self.url) > self.max_url_bytes:
+            self._refuse(414, f"URI Too Long: the limit is {self.max_url_bytes} bytes")
+            raise _Refused
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._header_bytes += len(name) + len(value) + 4
+        if self._header_bytes > self.max_header_bytes:
+            self._refuse(
+                431,
+                f"Request Header Fields Too Large: the limit is {self.max_header_bytes} bytes",
+            )
+            raise _Refused
+        super().on_header(name, value)
+
+    def send_400_response(self, msg: str) -> None:
+        if self._refused:
+            return
+        self._refuse(400, f"Bad Request: {msg}")
+
+    def _refuse(self, status: int, message: str) -> None:
+        if self._refused or self.transport.is_closing():
+            return
+        self._refused = True
+        self._disarm()
+        body = orjson.dumps({"error_code": status, "message": message})
+        head = (
+            f"HTTP/1.1 {status} {REASONS[status]}\r\n"
+            f"content-type: {PREFERRED}\r\n"
+            f"content-length: {len(body)}\r\n"
+            "connection: close\r\n\r\n"
+        ).encode("latin-1")
+        self.transport.write(head + body)
+        self.transport.close()
+
+
+class _Refused(Exception):
+    """Stops the parser after an answer was sent (raised from a parser callback)."""
+
+
+def protocol_for(read_timeout: float, max_url_bytes: int, max_header_bytes: int) -> type:
+    """A protocol class with these limits (uvicorn takes a class for ``http``)."""
+    return type(
+        "RegistryHttpProtocol",
+        (GuardedHttpProtocol,),
+        {
+            "read_timeout": read_timeout,
+            "max_url_bytes": max_url_bytes,
+            "max_header_bytes": max_header_bytes,
+        },
+    )

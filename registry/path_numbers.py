@@ -1,0 +1,32 @@
+"""Numbers in request paths, read as Java's ``Integer.parseInt`` reads them (Confluent's path
+parameters are Java ints): an optional ``+`` or ``-``, then decimal digits (any script's, as
+``Character.digit`` allows), nothing else (no ``_``, no spaces), within 32 bits. The routers and
+the auth middleware both read path numbers through :func:`java_int`, so they see one number.
+A version is trimmed first (Confluent's ``VersionId`` calls ``trim()``); an id is not (Jersey
+converts it as is).
+"""
+
+from __future__ import annotations
+
+import re
+
+_INT = re.compile(r"[+-]?\d+")
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+
+
+def java_trim(text: str) -> str:
+    """Java's ``String.trim``: code points up to U+0020 removed from both ends."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
+def java_int(text: str) -> int | None:
+    """The int ``text`` spells, or None where ``Integer.parseInt`` throws."""
+    if not _INT.fullmatch(text):
+        return None
+    value = int(text)
+    return value if INT_MIN <= value <= INT_MAX else None

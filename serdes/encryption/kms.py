@@ -1,0 +1,127 @@
+"""KMS drivers: how a KEK (``kmsType`` + ``kmsKeyId``) becomes an AEAD that wraps DEKs.
+
+A driver is registered for a key URL prefix (``local-kms://``, ``aws-kms://``, ...), as in
+confluent-kafka's ``kms_driver_registry``; :func:`aead_for` finds it and caches the AEAD per
+(URL, configuration). ``local-kms`` is built in: its KEK is AES-128-GCM with a key derived by
+HKDF-SHA256 from a secret (the rule's or KEK's ``secret`` property, else ``$LOCAL_SECRET``), the
+same derivation as confluent-kafka's and Java's local KMS. The cloud drivers are imported only
+when a KEK of their type is used, from the optional extras (``pip install
+pyschemaregistry[aws]``, ``[azure]``, ``[gcp]``, ``[vault]``).
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+import threading
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from serdes.encryption.tink import RawAesGcm
+
+KMS_TYPE_SUFFIX = "://"
+
+
+class KmsError(Exception):
+    """No driver, missing credentials or a failing KMS call."""
+
+
+class Aead(Protocol):
+    def encrypt(self, plaintext: bytes, associated_data: bytes) -> bytes: ...
+
+    def decrypt(self, ciphertext: bytes, associated_data: bytes) -> bytes: ...
+
+
+class KmsDriver(abc.ABC):
+    """Makes AEADs for the key URLs that start with :meth:`key_url_prefix`."""
+
+    @abc.abstractmethod
+    def key_url_prefix(self) -> str: ...
+
+    @abc.abstractmethod
+    def new_aead(self, config: Mapping[str, Any], key_url: str) -> Aead: ...
+
+
+class LocalKmsDriver(KmsDriver):
+    """``local-kms://``: a KEK derived from a secret; for tests and air-gapped installs."""
+
+    def key_url_prefix(self) -> str:
+        return "local-kms://"
+
+    def new_aead(self, config: Mapping[str, Any], key_url: str) -> Aead:
+        secret = config.get("secret") or os.environ.get("LOCAL_SECRET")
+        if not secret:
+            raise KmsError("cannot load secret: set the rule parameter 'secret' or LOCAL_SECRET")
+        return RawAesGcm(local_key(str(secret)))
+
+
+def local_key(secret: str) -> bytes:
+    """HKDF-SHA256(secret, no salt, no info) to 16 bytes: the local KMS's AES-128 key."""
+    return HKDF(algorithm=hashes.SHA256(), length=16, salt=None, info=b"").derive(
+        secret.encode("utf-8")
+    )
+
+
+class _LazyDriver(KmsDriver):
+    """A cloud driver whose module (and SDK) is imported on first use."""
+
+    def __init__(self, prefix: str, module: str, extra: str) -> None:
+        self._prefix, self._module, self._extra = prefix, module, extra
+
+    def key_url_prefix(self) -> str:
+        return self._prefix
+
+    def new_aead(self, config: Mapping[str, Any], key_url: str) -> Aead:
+        import importlib
+
+        try:
+            mod = importlib.import_module(self._module)
+        except ImportError as exc:
+            raise KmsError(
+                f"{self._prefix} keys need the {self._extra!r} extra: "
+                f"pip install 'pyschemaregistry[{self._extra}]' ({exc})"
+            ) from exc
+        aead: Aead = mod.new_aead(config, key_url[len(self._prefix) :])
+        return aead
+
+
+_drivers: list[KmsDriver] = [
+    LocalKmsDriver(),
+    _LazyDriver("aws-kms://", "serdes.encryption.cloud.aws", "aws"),
+    _LazyDriver("azure-kms://", "serdes.encryption.cloud.azure", "azure"),
+    _LazyDriver("gcp-kms://", "serdes.encryption.cloud.gcp", "gcp"),
+    _LazyDriver("hcvault://", "serdes.encryption.cloud.hcvault", "vault"),
+]
+_lock = threading.Lock()
+_aeads: dict[tuple[str, tuple[tuple[str, str], ...]], Aead] = {}
+
+
+def register_kms_driver(driver: KmsDriver) -> None:
+    """Add a driver; it wins over earlier ones for its prefix."""
+    with _lock:
+        _drivers.insert(0, driver)
+        _aeads.clear()
+
+
+def driver_for(key_url: str) -> KmsDriver:
+    with _lock:
+        for driver in _drivers:
+            if key_url.startswith(driver.key_url_prefix()):
+                return driver
+    raise KmsError(f"no KMS driver found for key URL: {key_url}")
+
+
+def aead_for(kms_type: str, kms_key_id: str, config: Mapping[str, Any]) -> Aead:
+    """The (cached) AEAD of the KEK ``kms_type://kms_key_id`` under ``config``."""
+    key_url = kms_type + KMS_TYPE_SUFFIX + kms_key_id
+    cache_key = (key_url, tuple(sorted((str(k), str(v)) for k, v in config.items())))
+    found = _aeads.get(cache_key)
+    if found is not None:
+        return found
+    aead = driver_for(key_url).new_aead(config, key_url)
+    with _lock:
+        _aeads[cache_key] = aead
+    return aead
