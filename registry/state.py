@@ -16,6 +16,7 @@ from typing import Any
 from registry import records
 from registry.dek_records import KeyIndex
 from registry.identity import schema_hash
+from registry.journal import Journal, Journaled
 from registry.records import Record, RecordFormatError, RecordKey
 from registry.subjects import DEFAULT_CONTEXT, parse_subject
 
@@ -59,7 +60,7 @@ class SchemaVersion:
 
 
 @dataclass
-class ContextState:
+class ContextState(Journaled):
     name: str
     #: qualified subject -> version -> schema version
     subjects: dict[str, dict[int, SchemaVersion]] = field(default_factory=dict)
@@ -70,6 +71,8 @@ class ContextState:
     #: (referenced qualified subject, version) -> referrer (subject, version) pairs
     referrers: dict[tuple[str, int], set[tuple[str, int]]] = field(default_factory=dict)
     max_id: int = 0
+    #: the state's undo journal (last: attribute changes are journaled once it is set)
+    journal: Journal | None = field(default=None, repr=False, compare=False)
 
     def versions(self, subject: str) -> dict[int, SchemaVersion]:
         return self.subjects.get(subject, {})
@@ -134,13 +137,21 @@ class Association:
         }
 
 
-class State:
+class State(Journaled):
     """Applies records; answers lookups. Not thread-safe for writers: the service serialises
-    :meth:`apply` calls; readers may run concurrently (dict reads are atomic under the GIL)."""
+    :meth:`apply` calls; readers may run concurrently (dict reads are atomic under the GIL).
+
+    Every change a record makes goes through the undo journal (``registry.journal``): the
+    write path applies a batch's records tentatively and rolls them back (``Registry.write``)."""
+
+    journal: Journal
 
     def __init__(self) -> None:
+        journal = Journal()
         self.offset = -1
-        self.contexts: dict[str, ContextState] = {DEFAULT_CONTEXT: ContextState(DEFAULT_CONTEXT)}
+        self.contexts: dict[str, ContextState] = {
+            DEFAULT_CONTEXT: ContextState(DEFAULT_CONTEXT, journal=journal)
+        }
         #: contexts named by CONTEXT records (how GET /contexts lists them), with raw keys
         self.context_records: dict[str, bytes] = {}
         #: config/mode key (None = global, ":.ctx:" = context, subject) -> setting
@@ -150,47 +161,31 @@ class State:
         self.associations: dict[tuple[str, str, str, str, str], Association] = {}
         self.skipped = 0
         #: KEKs and DEKs of the DEK registry (``registry.dek_records``)
-        self.encryption_keys = KeyIndex()
-        #: while not None, every change made by :meth:`apply` is journaled here so that
-        #: :meth:`rollback` can undo it (the write path's tentative batch; see ``Registry.write``)
-        self._journal: list[tuple[Any, Any, Any, bool]] | None = None
+        self.encryption_keys = KeyIndex(journal=journal)
+        #: set last: from here on attribute changes are journaled while a batch is open
+        self.journal = journal
 
     # ---- tentative application (group commit) ---------------------------------------------
 
     def begin_tentative(self) -> None:
         """Journal every change from now on until :meth:`rollback` or :meth:`end_tentative`."""
-        self._journal = []
+        self.journal.begin()
 
     def rollback(self) -> None:
         """Undo every change made since :meth:`begin_tentative`, newest first."""
-        journal, self._journal = self._journal, None
-        for target, name, old, is_attr in reversed(journal or []):
-            if is_attr:
-                setattr(target, name, old)
-            elif old is _MISSING:
-                target.pop(name, None)
-            else:
-                target[name] = old
+        self.journal.rollback()
 
     def end_tentative(self) -> None:
-        self._journal = None
+        self.journal.end()
 
     def _put(self, table: dict[Any, Any], name: Any, value: Any) -> None:
-        if self._journal is not None:
-            self._journal.append((table, name, table.get(name, _MISSING), False))
-        table[name] = value
+        self.journal.put(table, name, value)
 
     def _drop(self, table: dict[Any, Any], name: Any) -> None:
-        if name not in table:
-            return
-        if self._journal is not None:
-            self._journal.append((table, name, table[name], False))
-        del table[name]
+        self.journal.drop(table, name)
 
     def _set(self, target: Any, name: str, value: Any) -> None:
-        if self._journal is not None:
-            self._journal.append((target, name, getattr(target, name), True))
-        setattr(target, name, value)
+        self.journal.set(target, name, value)
 
     # ---- applying records ----------------------------------------------------------------
 
@@ -337,7 +332,7 @@ class State:
         else:
             self._put(self.context_records, name, key.to_bytes())
             if name not in self.contexts:
-                self._put(self.contexts, name, ContextState(name))
+                self._put(self.contexts, name, ContextState(name, journal=self.journal))
 
     def _apply_encryption_key(
         self, key: RecordKey, value: dict[str, Any] | None, record: Record
@@ -392,7 +387,7 @@ class State:
         name = parse_subject(subject).context
         ctx = self.contexts.get(name)
         if ctx is None:
-            ctx = ContextState(name)
+            ctx = ContextState(name, journal=self.journal)
             self._put(self.contexts, name, ctx)
         return ctx
 
@@ -412,9 +407,6 @@ class State:
         names = {DEFAULT_CONTEXT, *self.context_records}
         names.update(name for name, ctx in self.contexts.items() if ctx.subjects)
         return sorted(names, key=lambda n: (n != DEFAULT_CONTEXT, n))
-
-
-_MISSING = object()
 
 
 def _schema_version(value: dict[str, Any], key: RecordKey, record: Record) -> SchemaVersion:

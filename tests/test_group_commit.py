@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from registry import errors, records
+from registry import dek_records, errors, records
 from registry.configs import put_config
 from registry.core import Registry, SchemaRequest
 from registry.deletion import delete_subject
@@ -275,3 +275,175 @@ def test_concurrent_writers_through_http_serial_answers(registry: Registry, writ
     for s in ("s0", "s1", "s2"):
         assert sorted(replayed.versions(s)) == list(range(1, len(replayed.versions(s)) + 1))
         assert snapshot(replayed)[1] == snapshot(registry.state)[1]
+
+
+# ---- every record kind goes through the undo journal -------------------------------------------
+
+
+def full_snapshot(obj: Any) -> Any:
+    """Everything ``obj`` holds, by value: dicts, sets, lists, dataclasses and other objects
+    walked down to their fields (the undo journal itself left out)."""
+    if obj is None or isinstance(obj, str | bytes | int | float | bool):
+        return obj
+    if isinstance(obj, dict):
+        return ("dict", {k: full_snapshot(v) for k, v in obj.items()})
+    if isinstance(obj, set | frozenset):
+        return ("set", frozenset(full_snapshot(v) for v in obj))
+    if isinstance(obj, list | tuple):
+        return (type(obj).__name__, tuple(full_snapshot(v) for v in obj))
+    names = getattr(obj, "__dataclass_fields__", None) or vars(obj)
+    return (
+        type(obj).__name__,
+        tuple((n, full_snapshot(getattr(obj, n))) for n in names if n != "journal"),
+    )
+
+
+ASSOC_RESOURCE = ("orders", "lkc-1", "topic", "value")
+
+
+def assoc_value(subject: str, resource_id: str = "r-1") -> dict[str, Any]:
+    return {
+        "guid": "g",
+        "tenant": "default",
+        "resourceName": "orders",
+        "resourceNamespace": "lkc-1",
+        "resourceId": resource_id,
+        "resourceType": "topic",
+        "associationType": "value",
+        "subject": subject,
+        "lifecycle": "WEAK",
+        "frozen": False,
+    }
+
+
+def kek_value(name: str, doc: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "kmsType": "local-kms",
+        "kmsKeyId": "k",
+        "kmsProps": {},
+        "doc": doc,
+        "shared": False,
+        "deleted": False,
+        "type": "KEK",
+        "ts": 5,
+    }
+
+
+def dek_value(kek: str, subject: str, material: str) -> dict[str, Any]:
+    return {
+        "kekName": kek,
+        "subject": subject,
+        "algorithm": "AES256_GCM",
+        "version": 1,
+        "encryptedKeyMaterial": material,
+        "deleted": False,
+        "type": "DEK",
+        "ts": 5,
+    }
+
+
+def every_kind_of_change(value: dict[str, Any]) -> list[tuple[Any, dict[str, Any] | None]]:
+    """Records of every kind, changing what :func:`committed_records` stored and adding more."""
+    return [
+        (records.schema_key("s", 2), {**value, "version": 2, "id": 2, "schema": '"int"'}),
+        (
+            records.schema_key("r", 1),
+            {
+                **value,
+                "subject": "r",
+                "id": 3,
+                "schema": '"long"',
+                "references": [{"name": "n", "subject": "s", "version": 1}],
+            },
+        ),
+        (records.delete_subject_key("s"), {"subject": "s", "version": 2}),
+        (records.clear_subject_key("s"), {"subject": "s"}),
+        (records.config_key("s"), {"compatibilityLevel": "NONE"}),
+        (records.config_key(None), None),
+        (records.mode_key(None), {"mode": "READONLY"}),
+        (records.mode_key("s"), None),
+        (records.context_key(".c"), {"tenant": "default", "context": ".c"}),
+        (records.schema_key(":.c:x", 1), {**value, "subject": ":.c:x", "id": 9}),
+        (records.association_key(ASSOC_RESOURCE, "s"), assoc_value("s", "r-2")),
+        (records.association_key(ASSOC_RESOURCE, "old"), None),
+        (records.association_key(ASSOC_RESOURCE, "r"), assoc_value("r")),
+        (records.association_key(ASSOC_RESOURCE, "bad"), {"lifecycle": "WEAK"}),  # skipped
+        (dek_records.kek_key("k1"), kek_value("k1", "changed")),
+        (dek_records.kek_key("k2"), kek_value("k2", "new")),
+        (dek_records.kek_key("gone"), None),
+        (dek_records.dek_key("k1", "s", "AES256_GCM", 1), dek_value("k1", "s", "changed")),
+        (dek_records.dek_key("k1", "t", "AES256_GCM", 1), dek_value("k1", "t", "new")),
+        (dek_records.dek_key("k1", "u", "AES256_GCM", 1), None),
+        (dek_records.kek_key("bad"), {"name": "bad"}),  # malformed: skipped
+    ]
+
+
+def committed_records(value: dict[str, Any]) -> list[tuple[Any, dict[str, Any] | None]]:
+    return [
+        (records.schema_key("s", 1), value),
+        (records.config_key(None), {"compatibilityLevel": "FULL"}),
+        (records.mode_key("s"), {"mode": "READWRITE"}),
+        (records.association_key(ASSOC_RESOURCE, "s"), assoc_value("s")),
+        (records.association_key(ASSOC_RESOURCE, "old"), assoc_value("old")),
+        (dek_records.kek_key("k1"), kek_value("k1", "first")),
+        (dek_records.kek_key("gone"), kek_value("gone", "first")),
+        (dek_records.dek_key("k1", "s", "AES256_GCM", 1), dek_value("k1", "s", "first")),
+        (dek_records.dek_key("k1", "u", "AES256_GCM", 1), dek_value("k1", "u", "first")),
+    ]
+
+
+SCHEMA_VALUE = {"subject": "s", "version": 1, "id": 1, "schema": '"string"', "deleted": False}
+
+
+def test_state_rollback_restores_a_full_snapshot_after_every_record_kind() -> None:
+    state = State()
+    for offset, (k, v) in enumerate(committed_records(SCHEMA_VALUE)):
+        state.apply(Record(k.to_bytes(), records.encode_value(v), offset, 100 + offset))
+    parts = ("associations", "encryption_keys", "configs", "modes", "contexts", "skipped")
+    before = full_snapshot(state)
+    parts_before = {p: full_snapshot(getattr(state, p)) for p in parts}
+    state.begin_tentative()
+    for k, v in every_kind_of_change(SCHEMA_VALUE):
+        state.apply(Record(k.to_bytes(), records.encode_value(v), -1, -1))
+    # each part changed, so each part's rollback is checked
+    assert [p for p in parts if full_snapshot(getattr(state, p)) == parts_before[p]] == []
+    state.rollback()
+    assert full_snapshot(state) == before
+
+
+def test_a_failed_batch_of_every_record_kind_leaves_the_state_exactly_as_before(
+    registry: Registry,
+) -> None:
+    """ASSOC, KEK/DEK, CONFIG/MODE, DELETE_SUBJECT and SCHEMA writes decided in one batch whose
+    store transaction fails: the full state (associations and the DEK registry included) is
+    what it was before the batch."""
+    put_config(registry, None, {"compatibility": "NONE"})
+    register(registry, "s", SchemaRequest(schema=avro("R")), normalize=False)
+    for k, v in committed_records(SCHEMA_VALUE)[1:]:
+        registry.write(lambda k=k, v=v: ([(k, v)], None))
+    before = full_snapshot(registry.state)
+    stored_before = len(registry.store.read_after(-1))
+    real = registry.store.exclusive
+
+    @contextmanager
+    def failing_commit() -> Iterator[StoreTransaction]:
+        with real() as txn:
+            yield txn
+            raise OSError("the disk went away")
+
+    registry.store.exclusive = failing_commit  # type: ignore[method-assign]
+    changes = every_kind_of_change(SCHEMA_VALUE)
+    jobs: list[Callable[[], Any]] = [
+        reg_job(registry, "s", avro("R", "b")),
+        reg_job(registry, ":.ctx:t", avro("T")),
+        lambda: put_config(registry, "s", {"compatibility": "FULL"}),
+        *[(lambda k=k, v=v: registry.write(lambda: ([(k, v)], "ok"))) for k, v in changes[10:]],
+        lambda: delete_subject(registry, "s", False),
+    ]
+    results = run_batch_ordered(registry, jobs)
+    assert all(isinstance(r, errors.RegistryError) and r.error_code == 50001 for r in results), (
+        results
+    )
+    assert len(registry.store.read_after(-1)) == stored_before
+    assert full_snapshot(registry.state) == before
