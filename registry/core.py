@@ -6,6 +6,7 @@ mode). Operations live in a module per family: ``registry.reads``, ``registry.lo
 
 from __future__ import annotations
 
+import contextvars
 import gc
 import logging
 import threading
@@ -69,10 +70,11 @@ MAX_BATCH = 1000
 class _Pending:
     """A write waiting in the group-commit queue."""
 
-    __slots__ = ("decide", "done", "error", "result", "staged")
+    __slots__ = ("context", "decide", "done", "error", "result", "staged")
 
     def __init__(self, decide: Callable[[], tuple[Sequence[Draft], Any]]) -> None:
         self.decide = decide
+        self.context = contextvars.copy_context()
         self.done = False
         self.error: BaseException | None = None
         self.result: Any = None
@@ -198,25 +200,31 @@ class Registry:
     def _commit_batch(self, batch: list[_Pending]) -> None:
         """Catch up under the store's exclusive lock; decide the writes one after another, each
         against the state plus the records the earlier ones drafted (applied tentatively, with
-        offset and timestamp -1); append every draft in one store transaction; then undo the
-        tentative records and apply the committed ones (offsets and timestamps assigned), so
-        the state is exactly what replaying the log gives. A write whose ``decide`` raises
-        fails alone. When the transaction fails, the tentative records are undone and every
-        write decided after the first one that drafted records fails with the store's error
-        (their answers may rest on records that were never stored)."""
+        offset and timestamp -1, through the state's undo journal); undo the tentative records
+        at once, before any I/O; then append every draft in one store transaction and, once it
+        is committed, apply the committed records (offsets and timestamps assigned), so the
+        state is exactly what replaying the log gives. Readers see a batch's records only
+        while its writes are being decided (CPU work, the expensive parts of which were done
+        before the write lock: ``registry.registration``), never while the commit is in
+        flight. A write whose ``decide`` raises fails alone. When the transaction fails,
+        every write decided after the first one that drafted records fails with the store's
+        error (their answers may rest on records that were never stored)."""
         first_draft: int | None = None
-        tentative = False
+        decided = False
         try:
             try:
                 with self.store.exclusive() as txn:
                     self._catch_up(txn)
-                    self.state.begin_tentative()
-                    tentative = True
                     staged: list[tuple[bytes, bytes | None]] = []
-                    for index, pending in enumerate(batch):
-                        self._decide_one(pending, staged)
-                        if pending.staged and first_draft is None:
-                            first_draft = index
+                    self.state.begin_tentative()
+                    try:
+                        for index, pending in enumerate(batch):
+                            self._decide_one(pending, staged)
+                            if pending.staged and first_draft is None:
+                                first_draft = index
+                    finally:
+                        self.state.rollback()
+                    decided = True
                     if staged:
                         txn.append(staged)
             except errors.RegistryError:
@@ -225,9 +233,7 @@ class Registry:
                 log.exception("store write failed")
                 raise errors.store_error(f"Error while writing to the store: {exc}") from exc
         except errors.RegistryError as exc:
-            if tentative:
-                self.state.rollback()
-            if not tentative:
+            if not decided:
                 start = 0  # nothing was decided
             elif first_draft is None:
                 start = len(batch)  # every answer rests on committed records only
@@ -239,14 +245,15 @@ class Registry:
             for pending in batch:
                 pending.done = True
             return
-        self.state.rollback()
         self.state.apply_all(txn.appended)
         for pending in batch:
             pending.done = True
 
     def _decide_one(self, pending: _Pending, staged: list[tuple[bytes, bytes | None]]) -> None:
         try:
-            drafts, pending.result = pending.decide()
+            # in the writer's own context: its work allowance (``registry.budget``), not that of
+            # the thread committing the batch
+            drafts, pending.result = pending.context.run(pending.decide)
             encoded = [(key.to_bytes(), records.encode_value(value)) for key, value in drafts]
         except errors.RegistryError as exc:
             pending.error = exc

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from registry import dek_records, errors, records
+from registry import budget, dek_records, errors, records
 from registry.configs import put_config
 from registry.core import Registry, SchemaRequest
 from registry.deletion import delete_subject
@@ -447,3 +447,48 @@ def test_a_failed_batch_of_every_record_kind_leaves_the_state_exactly_as_before(
     )
     assert len(registry.store.read_after(-1)) == stored_before
     assert full_snapshot(registry.state) == before
+
+
+def test_readers_never_see_a_batch_while_its_commit_is_in_flight(registry: Registry) -> None:
+    """The tentative records are undone before the store transaction does any I/O: during the
+    commit a reader sees the state as it was; after it, the committed records."""
+    seen_during_commit: list[Any] = []
+    real = registry.store.exclusive
+
+    @contextmanager
+    def watching() -> Iterator[StoreTransaction]:
+        with real() as txn:
+            yield txn
+            seen_during_commit.append(
+                (dict(registry.state.versions("s")), dict(registry.state.configs))
+            )
+
+    registry.store.exclusive = watching  # type: ignore[method-assign]
+    results = run_batch_ordered(
+        registry,
+        [
+            reg_job(registry, "s", avro("R")),
+            lambda: put_config(registry, "s", {"compatibility": "FULL"}),
+        ],
+    )
+    assert results[0].id == 1
+    assert seen_during_commit == [({}, {})]
+    assert list(registry.state.versions("s")) == [1]
+    assert registry.state.versions("s")[1].ts >= 0
+    assert "s" in registry.state.configs
+
+
+def test_each_write_is_decided_under_its_own_work_allowance(registry: Registry) -> None:
+    """The thread that commits a batch decides the others' writes in their own contexts, so
+    schema work is charged to (and limited by) the request that asked for it."""
+    allowances = [budget.Allowance(10.0 + i) for i in range(4)]
+
+    def job(i: int) -> Callable[[], Any]:
+        def run() -> Any:
+            with budget.allowed(allowances[i]):
+                return registry.write(lambda: ([], budget.current()))
+
+        return run
+
+    results = run_batch_ordered(registry, [job(i) for i in range(4)])
+    assert results == allowances
