@@ -7,11 +7,13 @@ mode). Operations live in a module per family: ``registry.reads``, ``registry.lo
 from __future__ import annotations
 
 import contextvars
+import copy
 import gc
 import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -23,6 +25,7 @@ from registry.settings import Settings
 from registry.state import SchemaVersion, State
 from registry.store.base import LogStore
 from registry.subjects import DEFAULT_CONTEXT, GLOBAL_CONTEXT, is_valid_subject, parse_subject
+from registry.verdict_cache import VerdictCache
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,8 @@ class SchemaRequest:
 
 #: records applied at once after which the state is frozen out of the garbage collector
 FREEZE_AFTER = 10_000
+#: how a parse failure that says nothing about the text begins (``formats.protobuf.compiler``)
+TRANSIENT_PARSE_ERROR = "protoc failed"
 #: the most writes one store transaction takes (the rest wait for the next)
 MAX_BATCH = 1000
 
@@ -97,7 +102,12 @@ class Registry:
         self._write_lock = threading.RLock()
         self._queue_lock = threading.Lock()
         self._queue: list[_Pending] = []
-        self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema] = OrderedDict()
+        #: parsed schemas, and the error of a text that did not parse (raised again as a copy)
+        self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema | InvalidSchemaError] = (
+            OrderedDict()
+        )
+        #: compatibility verdicts (``registry.compat_checks``)
+        self.verdicts = VerdictCache()
         self._parse_cache_size = self.settings.parse_cache_size
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
@@ -292,21 +302,36 @@ class Registry:
         cache_key = (fmt.schema_type, text, deps, strict)
         cached = self._parse_cache.get(cache_key)
         if cached is not None:
-            self._parse_cache.move_to_end(cache_key)
+            with suppress(KeyError):  # another thread may have just evicted it
+                self._parse_cache.move_to_end(cache_key)
+            if isinstance(cached, InvalidSchemaError):
+                raise copy.copy(cached)
             return cached
         try:
-            parsed = fmt.parse(text, deps, strict=strict)
-        except RecursionError as exc:
-            raise InvalidSchemaError("Schema is nested too deeply") from exc
-        self._parse_cache[cache_key] = parsed
-        if len(self._parse_cache) > self._parse_cache_size:
-            self._parse_cache.popitem(last=False)
+            try:
+                parsed = fmt.parse(text, deps, strict=strict)
+            except RecursionError as exc:
+                raise InvalidSchemaError("Schema is nested too deeply") from exc
+        except InvalidSchemaError as exc:
+            # the same text fails the same way: a registration checked before the write lock
+            # (``registry.registration``) is not parsed again inside it. Not a protoc child
+            # that died (killed, out of memory): that may go otherwise next time
+            if not str(exc).startswith(TRANSIENT_PARSE_ERROR):
+                self._remember(cache_key, copy.copy(exc))
+            raise
+        self._remember(cache_key, parsed)
         return parsed
+
+    def _remember(self, key: tuple[Any, ...], value: ParsedSchema | InvalidSchemaError) -> None:
+        self._parse_cache[key] = value
+        while len(self._parse_cache) > self._parse_cache_size:
+            with suppress(KeyError):
+                self._parse_cache.popitem(last=False)
 
     def has_parsed(self, schema_type: str, text: str) -> bool:
         """Whether a reference-free ``text`` is in the parse cache (lookups of it then need
         no parsing and can be answered without a worker thread)."""
-        return (schema_type, text, (), False) in self._parse_cache
+        return isinstance(self._parse_cache.get((schema_type, text, (), False)), ParsedSchema)
 
     def parse_stored(self, sv: SchemaVersion) -> ParsedSchema:
         try:

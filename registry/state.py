@@ -391,6 +391,12 @@ class State(Journaled):
             self._put(self.contexts, name, ctx)
         return ctx
 
+    def context_view(self, subject: str) -> ContextState:
+        """The context of ``subject`` for reading: an empty detached one when it has none
+        yet (unlike :meth:`context_of`, which adds it to the state)."""
+        name = parse_subject(subject).context
+        return self.contexts.get(name) or ContextState(name)
+
     def find_context(self, name: str) -> ContextState | None:
         return self.contexts.get(name)
 
