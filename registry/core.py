@@ -101,6 +101,10 @@ class Registry:
         self.state = State()
         self._write_lock = threading.RLock()
         self._queue_lock = threading.Lock()
+        #: signalled when a batch is done or the leading writer steps down
+        self._queue_changed = threading.Condition(self._queue_lock)
+        #: whether a writer is committing batches (the others wait for it, not for the lock)
+        self._leading = False
         self._queue: list[_Pending] = []
         #: parsed schemas, and the error of a text that did not parse (raised again as a copy)
         self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema | InvalidSchemaError] = (
@@ -182,26 +186,41 @@ class Registry:
         in the store and applied to the state (or raise its error).
 
         Group commit: writes that arrive while a commit is in flight queue up; the next thread
-        to take the write lock takes the whole queue and commits it as one batch
-        (:meth:`_commit_batch`), so the answers are exactly those of running the writes one
-        after another, at the cost of one store transaction per batch."""
+        to lead takes the whole queue and commits it as one batch (:meth:`_commit_batch`), so
+        the answers are exactly those of running the writes one after another, at the cost of
+        one store transaction per batch. A writer whose write another thread committed is woken
+        as soon as that batch is done (it does not wait for the write lock, which the next
+        batch's commit may already hold)."""
         pending = _Pending(decide)
-        with self._queue_lock:
+        with self._queue_changed:
             self._queue.append(pending)
-        with self._write_lock:
-            while not pending.done:
-                with self._queue_lock:
-                    batch = self._queue[:MAX_BATCH]
-                    del self._queue[:MAX_BATCH]
-                try:
-                    self._commit_batch(batch)
-                finally:
-                    for queued in batch:  # whatever went wrong, nobody waits for ever
-                        if not queued.done:
-                            queued.error = queued.error or errors.store_error(
-                                "Error while writing to the store"
-                            )
-                            queued.done = True
+            while self._leading and not pending.done:
+                self._queue_changed.wait()
+            lead = not pending.done
+            if lead:
+                self._leading = True
+        if lead:
+            try:
+                with self._write_lock:
+                    while not pending.done:
+                        with self._queue_lock:
+                            batch = self._queue[:MAX_BATCH]
+                            del self._queue[:MAX_BATCH]
+                        try:
+                            self._commit_batch(batch)
+                        finally:
+                            for queued in batch:  # whatever went wrong, nobody waits for ever
+                                if not queued.done:
+                                    queued.error = queued.error or errors.store_error(
+                                        "Error while writing to the store"
+                                    )
+                                    queued.done = True
+                            with self._queue_changed:  # its writers answer now
+                                self._queue_changed.notify_all()
+            finally:
+                with self._queue_changed:
+                    self._leading = False
+                    self._queue_changed.notify_all()
         assert pending.done
         if pending.error is not None:
             raise pending.error
