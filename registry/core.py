@@ -11,13 +11,14 @@ import copy
 import gc
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from registry import errors, records
+from registry import budget, errors, records
 from registry.formats.base import Dependency, InvalidSchemaError, ParsedSchema, SchemaFormat
 from registry.path_numbers import java_int, java_trim
 from registry.records import Record, RecordKey
@@ -75,11 +76,12 @@ MAX_BATCH = 1000
 class _Pending:
     """A write waiting in the group-commit queue."""
 
-    __slots__ = ("context", "decide", "done", "error", "result", "staged")
+    __slots__ = ("context", "decide", "done", "error", "queued_at", "result", "staged")
 
     def __init__(self, decide: Callable[[], tuple[Sequence[Draft], Any]]) -> None:
         self.decide = decide
         self.context = contextvars.copy_context()
+        self.queued_at = time.monotonic()
         self.done = False
         self.error: BaseException | None = None
         self.result: Any = None
@@ -282,7 +284,8 @@ class Registry:
         try:
             # in the writer's own context: its work allowance (``registry.budget``), not that of
             # the thread committing the batch
-            drafts, pending.result = pending.context.run(pending.decide)
+            waited = time.monotonic() - pending.queued_at
+            drafts, pending.result = pending.context.run(_decide_after, pending.decide, waited)
             encoded = [(key.to_bytes(), records.encode_value(value)) for key, value in drafts]
         except errors.RegistryError as exc:
             pending.error = exc
@@ -471,6 +474,13 @@ class Registry:
         if not subject:
             return None
         return parse_subject(subject).context_key if subject != GLOBAL_KEY else GLOBAL_KEY
+
+
+def _decide_after(decide: Callable[[], T], waited: float) -> T:
+    """Run ``decide`` (in its writer's context) with the time it waited in the queue left out
+    of its request's work allowance."""
+    budget.exclude_wait(waited)
+    return decide()
 
 
 def _clone_error(exc: errors.RegistryError) -> errors.RegistryError:

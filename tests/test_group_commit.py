@@ -492,3 +492,36 @@ def test_each_write_is_decided_under_its_own_work_allowance(registry: Registry) 
 
     results = run_batch_ordered(registry, [job(i) for i in range(4)])
     assert results == allowances
+
+
+def test_time_queued_for_the_write_lock_is_not_charged_to_the_allowance(
+    registry: Registry,
+) -> None:
+    """The allowance bounds a request's schema work: a write that waited behind other batches
+    is decided (and may check its allowance) without that wait counted."""
+    allowance = budget.Allowance(0.3)
+
+    def job() -> Any:
+        with budget.allowed(allowance):
+            allowance.check()  # the wall clock starts (as the check before the lock does)
+
+            def decide() -> tuple[list[Any], str]:
+                allowance.check()
+                return [], "decided"
+
+            return registry.write(decide)
+
+    thread_result: list[Any] = []
+    with registry._write_lock:
+        worker = threading.Thread(target=lambda: thread_result.append(run_guarded(job)))
+        worker.start()
+        time.sleep(0.6)  # another batch's commit, say
+    worker.join(timeout=30)
+    assert thread_result == ["decided"]
+
+
+def run_guarded(job: Callable[[], Any]) -> Any:
+    try:
+        return job()
+    except errors.RegistryError as exc:
+        return exc
