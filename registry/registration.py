@@ -71,8 +71,8 @@ def _prepare(reg: Registry, subject: str, req: SchemaRequest, normalize: bool) -
         _register_locked(reg, subject, req, normalize)
     except WorkLimitExceeded:
         raise
-    except errors.RegistryError:
-        pass  # decided again inside the lock, against the current state
+    except Exception:
+        pass  # whatever it was (the state may be mid-batch), the decision inside the lock answers
 
 
 def _register_locked(
