@@ -104,3 +104,30 @@ def test_a_spent_allowance_is_answered_before_the_write_lock(
     with budget.allowed(gone), pytest.raises(budget.WorkLimitExceeded):
         register(registry, "fresh", SchemaRequest(schema=wide), normalize=False)
     assert writes == []
+
+
+def test_a_verdict_is_found_only_for_the_same_parsed_schemas_and_versions() -> None:
+    import gc
+
+    from registry.compatibility import PreviousSchema
+    from registry.formats.avro import AvroFormat
+    from registry.verdict_cache import VerdictCache
+
+    fmt = AvroFormat()
+    cache = VerdictCache(max_entries=8)
+    new = fmt.parse(avro(("a", "string", "")), (), strict=True)
+    old = fmt.parse(avro(), (), strict=False)
+    previous = [PreviousSchema(old, 1, avro())]
+    cache.put(new, previous, ("BACKWARD", False, None), ["a message"])
+    assert cache.get(new, previous, ("BACKWARD", False, None)) == ["a message"]
+    assert cache.get(new, previous, ("FULL", False, None)) is None
+    assert cache.get(new, [PreviousSchema(old, 2, avro())], ("BACKWARD", False, None)) is None
+    # an equal schema parsed again is another object: not the one the verdict was reached on
+    again = fmt.parse(avro(), (), strict=False)
+    assert cache.get(new, [PreviousSchema(again, 1, avro())], ("BACKWARD", False, None)) is None
+    # a collected schema's entry never matches whatever object later takes its address
+    del previous, old
+    gc.collect()
+    for _ in range(20):
+        other = fmt.parse(avro(("z", "int", 0)), (), strict=False)
+        assert cache.get(new, [PreviousSchema(other, 1, "")], ("BACKWARD", False, None)) is None
