@@ -56,6 +56,12 @@ class Allowance:
         time.sleep(0)  # let the event loop take the GIL
         self.check()
 
+    def exclude(self, seconds: float) -> None:
+        """Leave ``seconds`` of waiting (a write queued for the write lock) out of the wall
+        clock: the allowance bounds the request's work, not its turn in the queue."""
+        if self._began is not None:
+            self._began += seconds
+
     def check(self) -> None:
         if self.cancelled.is_set():
             raise WorkLimitExceeded("The client closed the connection; the request was abandoned")
@@ -81,6 +87,13 @@ def charge() -> None:
     allowance = _current.get()
     if allowance is not None:
         allowance.charge()
+
+
+def exclude_wait(seconds: float) -> None:
+    """:meth:`Allowance.exclude` on the current request's allowance (if any)."""
+    allowance = _current.get()
+    if allowance is not None:
+        allowance.exclude(seconds)
 
 
 def current() -> Allowance | None:

@@ -37,14 +37,19 @@ def check_against(
         prev = [v for v in prev if _property(v.metadata, group) == value]
     olds = [compatibility.PreviousSchema(reg.parse_stored(v), v.version, v.schema) for v in prev]
     fmt = reg.formats.get(new.schema_type)
-    return compatibility.check(
-        fmt,
-        level,
-        new,
-        olds,
-        validate_fields=bool(config.get("validateFields")),
-        policy=config.get("compatibilityPolicy"),
+    validate_fields = bool(config.get("validateFields"))
+    policy = config.get("compatibilityPolicy")
+    # a registration checks before the write lock and again inside it: the second is a look-up
+    # unless the subject's versions (or their parsed forms) changed meanwhile
+    settings = (level, validate_fields, policy if isinstance(policy, str) else repr(policy))
+    cached = reg.verdicts.get(new, olds, settings)
+    if cached is not None:
+        return cached
+    messages = compatibility.check(
+        fmt, level, new, olds, validate_fields=validate_fields, policy=policy
     )
+    reg.verdicts.put(new, olds, settings, messages)
+    return messages
 
 
 def _property(metadata: dict[str, Any] | None, name: str) -> Any:

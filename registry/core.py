@@ -6,22 +6,27 @@ mode). Operations live in a module per family: ``registry.reads``, ``registry.lo
 
 from __future__ import annotations
 
+import contextvars
+import copy
 import gc
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from registry import errors, records
+from registry import budget, errors, records
 from registry.formats.base import Dependency, InvalidSchemaError, ParsedSchema, SchemaFormat
 from registry.path_numbers import java_int, java_trim
-from registry.records import RecordKey
+from registry.records import Record, RecordKey
 from registry.settings import Settings
 from registry.state import SchemaVersion, State
 from registry.store.base import LogStore
 from registry.subjects import DEFAULT_CONTEXT, GLOBAL_CONTEXT, is_valid_subject, parse_subject
+from registry.verdict_cache import VerdictCache
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +65,29 @@ class SchemaRequest:
         )
 
 
+#: records applied at once after which the state is frozen out of the garbage collector
+FREEZE_AFTER = 10_000
+#: how a parse failure that says nothing about the text begins (``formats.protobuf.compiler``)
+TRANSIENT_PARSE_ERROR = "protoc failed"
+#: the most writes one store transaction takes (the rest wait for the next)
+MAX_BATCH = 1000
+
+
+class _Pending:
+    """A write waiting in the group-commit queue."""
+
+    __slots__ = ("context", "decide", "done", "error", "queued_at", "result", "staged")
+
+    def __init__(self, decide: Callable[[], tuple[Sequence[Draft], Any]]) -> None:
+        self.decide = decide
+        self.context = contextvars.copy_context()
+        self.queued_at = time.monotonic()
+        self.done = False
+        self.error: BaseException | None = None
+        self.result: Any = None
+        self.staged = 0
+
+
 class Registry:
     """One registry instance: applies the store's log to its state and serialises writes."""
 
@@ -74,7 +102,18 @@ class Registry:
         self.formats: dict[str, SchemaFormat] = dict(formats or default_formats(self.settings))
         self.state = State()
         self._write_lock = threading.RLock()
-        self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema] = OrderedDict()
+        self._queue_lock = threading.Lock()
+        #: signalled when a batch is done or the leading writer steps down
+        self._queue_changed = threading.Condition(self._queue_lock)
+        #: whether a writer is committing batches (the others wait for it, not for the lock)
+        self._leading = False
+        self._queue: list[_Pending] = []
+        #: parsed schemas, and the error of a text that did not parse (raised again as a copy)
+        self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema | InvalidSchemaError] = (
+            OrderedDict()
+        )
+        #: compatibility verdicts (``registry.compat_checks``)
+        self.verdicts = VerdictCache()
         self._parse_cache_size = self.settings.parse_cache_size
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
@@ -91,6 +130,8 @@ class Registry:
         for record in self.store.iter_all():
             self.state.apply(record)
             count += 1
+            if count % FREEZE_AFTER == 0:
+                gc.freeze()  # the collector's full passes would walk the replayed state again
         # the replayed state is millions of long-lived objects: without this every full
         # garbage collection walks them all (registration cost 3x at 200,000 records)
         gc.collect()
@@ -114,15 +155,24 @@ class Registry:
     def refresh(self) -> None:
         """Apply records other processes have committed since our last one."""
         with self._write_lock:
-            self._catch_up(self.store)
+            applied = self._catch_up(self.store)
+        if applied >= FREEZE_AFTER:
+            # a replay going on in the background (Kafka): keep its objects out of the
+            # collector's full passes too, as :meth:`start` does
+            gc.freeze()
 
-    def _catch_up(self, source: Any) -> None:
+    def _catch_up(self, source: Any) -> int:
         """Apply what ``source`` (the store or a write's transaction) has after our state,
-        and what its separate keys log has, if it keeps one."""
-        self.state.apply_all(source.read_after(self.state.offset))
+        and what its separate keys log has, if it keeps one; return how many records."""
+        batch = source.read_after(self.state.offset)
+        self.state.apply_all(batch)
+        count = len(batch)
         read_keys = getattr(source, "read_keys_after", None)
         if read_keys is not None:
-            self.state.apply_all(read_keys(self.state.encryption_keys.offset))
+            keys = read_keys(self.state.encryption_keys.offset)
+            self.state.apply_all(keys)
+            count += len(keys)
+        return count
 
     def _poll(self) -> None:
         while not self._stop.wait(self.settings.poll_interval):
@@ -134,24 +184,120 @@ class Registry:
     # ---- the write path -------------------------------------------------------------------
 
     def write(self, decide: Callable[[], tuple[Sequence[Draft], T]]) -> T:
-        """Catch up under the store's exclusive lock, let ``decide`` validate against the
-        current state and return records to append plus a result, append, apply, return."""
-        with self._write_lock:
+        """Run ``decide`` on the write path and return its result once its records are durable
+        in the store and applied to the state (or raise its error).
+
+        Group commit: writes that arrive while a commit is in flight queue up; the next thread
+        to lead takes the whole queue and commits it as one batch (:meth:`_commit_batch`), so
+        the answers are exactly those of running the writes one after another, at the cost of
+        one store transaction per batch. A writer whose write another thread committed is woken
+        as soon as that batch is done (it does not wait for the write lock, which the next
+        batch's commit may already hold)."""
+        pending = _Pending(decide)
+        with self._queue_changed:
+            self._queue.append(pending)
+            while self._leading and not pending.done:
+                self._queue_changed.wait()
+            lead = not pending.done
+            if lead:
+                self._leading = True
+        if lead:
+            try:
+                with self._write_lock:
+                    while not pending.done:
+                        with self._queue_lock:
+                            batch = self._queue[:MAX_BATCH]
+                            del self._queue[:MAX_BATCH]
+                        try:
+                            self._commit_batch(batch)
+                        finally:
+                            for queued in batch:  # whatever went wrong, nobody waits for ever
+                                if not queued.done:
+                                    queued.error = queued.error or errors.store_error(
+                                        "Error while writing to the store"
+                                    )
+                                    queued.done = True
+                            with self._queue_changed:  # its writers answer now
+                                self._queue_changed.notify_all()
+            finally:
+                with self._queue_changed:
+                    self._leading = False
+                    self._queue_changed.notify_all()
+        assert pending.done
+        if pending.error is not None:
+            raise pending.error
+        return pending.result  # type: ignore[no-any-return]
+
+    def _commit_batch(self, batch: list[_Pending]) -> None:
+        """Catch up under the store's exclusive lock; decide the writes one after another, each
+        against the state plus the records the earlier ones drafted (applied tentatively, with
+        offset and timestamp -1, through the state's undo journal); undo the tentative records
+        at once, before any I/O; then append every draft in one store transaction and, once it
+        is committed, apply the committed records (offsets and timestamps assigned), so the
+        state is exactly what replaying the log gives. Readers see a batch's records only
+        while its writes are being decided (CPU work, the expensive parts of which were done
+        before the write lock: ``registry.registration``), never while the commit is in
+        flight. A write whose ``decide`` raises fails alone. When the transaction fails,
+        every write decided after the first one that drafted records fails with the store's
+        error (their answers may rest on records that were never stored)."""
+        first_draft: int | None = None
+        decided = False
+        try:
             try:
                 with self.store.exclusive() as txn:
                     self._catch_up(txn)
-                    drafts, result = decide()
-                    if drafts:
-                        txn.append(
-                            [(key.to_bytes(), records.encode_value(value)) for key, value in drafts]
-                        )
+                    staged: list[tuple[bytes, bytes | None]] = []
+                    self.state.begin_tentative()
+                    try:
+                        for index, pending in enumerate(batch):
+                            self._decide_one(pending, staged)
+                            if pending.staged and first_draft is None:
+                                first_draft = index
+                    finally:
+                        self.state.rollback()
+                    decided = True
+                    if staged:
+                        txn.append(staged)
             except errors.RegistryError:
                 raise
             except Exception as exc:
                 log.exception("store write failed")
                 raise errors.store_error(f"Error while writing to the store: {exc}") from exc
-            self.state.apply_all(txn.appended)
-            return result
+        except errors.RegistryError as exc:
+            if not decided:
+                start = 0  # nothing was decided
+            elif first_draft is None:
+                start = len(batch)  # every answer rests on committed records only
+            else:
+                start = first_draft
+            for pending in batch[start:]:
+                pending.result = None
+                pending.error = _clone_error(exc)
+            for pending in batch:
+                pending.done = True
+            return
+        self.state.apply_all(txn.appended)
+        for pending in batch:
+            pending.done = True
+
+    def _decide_one(self, pending: _Pending, staged: list[tuple[bytes, bytes | None]]) -> None:
+        try:
+            # in the writer's own context: its work allowance (``registry.budget``), not that of
+            # the thread committing the batch
+            waited = time.monotonic() - pending.queued_at
+            drafts, pending.result = pending.context.run(_decide_after, pending.decide, waited)
+            encoded = [(key.to_bytes(), records.encode_value(value)) for key, value in drafts]
+        except errors.RegistryError as exc:
+            pending.error = exc
+            return
+        except Exception as exc:
+            log.exception("deciding a write failed")
+            pending.error = errors.store_error(f"Error while writing to the store: {exc}")
+            return
+        for key, value in encoded:
+            self.state.apply(Record(key=key, value=value, offset=-1, timestamp=-1))
+        staged.extend(encoded)
+        pending.staged = len(encoded)
 
     # ---- shared rules ---------------------------------------------------------------------
 
@@ -178,21 +324,36 @@ class Registry:
         cache_key = (fmt.schema_type, text, deps, strict)
         cached = self._parse_cache.get(cache_key)
         if cached is not None:
-            self._parse_cache.move_to_end(cache_key)
+            with suppress(KeyError):  # another thread may have just evicted it
+                self._parse_cache.move_to_end(cache_key)
+            if isinstance(cached, InvalidSchemaError):
+                raise copy.copy(cached)
             return cached
         try:
-            parsed = fmt.parse(text, deps, strict=strict)
-        except RecursionError as exc:
-            raise InvalidSchemaError("Schema is nested too deeply") from exc
-        self._parse_cache[cache_key] = parsed
-        if len(self._parse_cache) > self._parse_cache_size:
-            self._parse_cache.popitem(last=False)
+            try:
+                parsed = fmt.parse(text, deps, strict=strict)
+            except RecursionError as exc:
+                raise InvalidSchemaError("Schema is nested too deeply") from exc
+        except InvalidSchemaError as exc:
+            # the same text fails the same way: a registration checked before the write lock
+            # (``registry.registration``) is not parsed again inside it. Not a protoc child
+            # that died (killed, out of memory): that may go otherwise next time
+            if not str(exc).startswith(TRANSIENT_PARSE_ERROR):
+                self._remember(cache_key, copy.copy(exc))
+            raise
+        self._remember(cache_key, parsed)
         return parsed
+
+    def _remember(self, key: tuple[Any, ...], value: ParsedSchema | InvalidSchemaError) -> None:
+        self._parse_cache[key] = value
+        while len(self._parse_cache) > self._parse_cache_size:
+            with suppress(KeyError):
+                self._parse_cache.popitem(last=False)
 
     def has_parsed(self, schema_type: str, text: str) -> bool:
         """Whether a reference-free ``text`` is in the parse cache (lookups of it then need
         no parsing and can be answered without a worker thread)."""
-        return (schema_type, text, (), False) in self._parse_cache
+        return isinstance(self._parse_cache.get((schema_type, text, (), False)), ParsedSchema)
 
     def parse_stored(self, sv: SchemaVersion) -> ParsedSchema:
         try:
@@ -313,6 +474,22 @@ class Registry:
         if not subject:
             return None
         return parse_subject(subject).context_key if subject != GLOBAL_KEY else GLOBAL_KEY
+
+
+def _decide_after(decide: Callable[[], T], waited: float) -> T:
+    """Run ``decide`` (in its writer's context) with the time it waited in the queue left out
+    of its request's work allowance."""
+    budget.exclude_wait(waited)
+    return decide()
+
+
+def _clone_error(exc: errors.RegistryError) -> errors.RegistryError:
+    """A copy of ``exc`` for each writer of a failed batch (each thread raises its own)."""
+    clone = type(exc).__new__(type(exc))
+    clone.__dict__.update(exc.__dict__)
+    clone.args = exc.args
+    clone.__cause__ = exc.__cause__
+    return clone
 
 
 def _is_scope_key(subject: str) -> bool:

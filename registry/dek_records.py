@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from registry import records
+from registry.journal import Journal, Journaled
 from registry.records import Record, RecordKey
 
 log = logging.getLogger(__name__)
@@ -162,9 +163,11 @@ def dek_key(kek_name: str, subject: str, algorithm: str, version: int) -> Record
 
 
 @dataclass
-class KeyIndex:
+class KeyIndex(Journaled):
     """Every KEK and DEK of the default tenant, by name and by (kek, subject, algorithm,
-    version). Copy-on-write per KEK so readers iterate without the write lock."""
+    version). Copy-on-write per KEK so readers iterate without the write lock. Its changes are
+    attribute assignments only, so the state's undo journal (``registry.journal``) records them
+    all."""
 
     keks: dict[str, Kek] = field(default_factory=dict)
     #: kek name -> (subject, algorithm, version) -> dek
@@ -172,6 +175,8 @@ class KeyIndex:
     skipped: int = 0
     #: offset of the last record applied from a separate keys log (Kafka's keys topic)
     offset: int = -1
+    #: the state's undo journal (last: attribute changes are journaled once it is set)
+    journal: Journal | None = field(default=None, repr=False, compare=False)
 
     def apply_record(self, record: Record) -> None:
         """A record of a separate keys log: skipped when already applied."""

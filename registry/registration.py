@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from registry import errors, records
+from registry.budget import WorkLimitExceeded
 from registry.compat_checks import check_against
 from registry.core import (
     LATEST,
@@ -44,13 +45,34 @@ def register(reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool
         existing = lookup_in_subject(
             reg, subject, req, normalize=normalize, latest_only=req.version == LATEST
         )
-        if existing is not None:
+        # a version with timestamp -1 is a tentative record of a batch being committed
+        # (``Registry.write``): answering with it could acknowledge what is never stored
+        if existing is not None and existing.ts >= 0:
             if req.version in (None, 0, LATEST):
                 if req.id is None or req.id < 0 or req.id == existing.id:
                     return Registered(existing, existing.id, modified=False)
             elif req.id == existing.id and req.version == existing.version:
                 return Registered(existing, existing.id, modified=True)
+    _prepare(reg, subject, req, normalize)
     return reg.write(lambda: _register_locked(reg, subject, req, normalize))
+
+
+def _prepare(reg: Registry, subject: str, req: SchemaRequest, normalize: bool) -> None:
+    """Do a registration's expensive work before the write lock, in the request's own thread
+    and under its work allowance: parse the schema with its references, canonicalise it and
+    check its compatibility against the subject's versions as they are now. The outcome is
+    thrown away (the state may change before the write lock is ours, and a batch being decided
+    may show records that are never committed); what stays is in the parse cache and the
+    verdict cache, so the registration decided inside the lock (:func:`_register_locked`,
+    against the state as it then is) finds it there and a concurrent unrelated registration
+    does not wait for it. Only a spent allowance is answered from here: that is this
+    request's limit, whatever the state."""
+    try:
+        _register_locked(reg, subject, req, normalize)
+    except WorkLimitExceeded:
+        raise
+    except Exception:
+        pass  # whatever it was (the state may be mid-batch), the decision inside the lock answers
 
 
 def _register_locked(
@@ -87,7 +109,7 @@ def _register_locked(
         include_deleted_refs=requested_id >= 0,
     )
     _refuse_strongly_associated_references(reg, subject, cand.references)
-    ctx = reg.state.context_of(subject)
+    ctx = reg.state.context_view(subject)
     schema_id = requested_id
     explicit_version = req.version not in (None, 0)
     known_id = ctx.hashes.get(cand.digest)

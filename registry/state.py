@@ -16,6 +16,7 @@ from typing import Any
 from registry import records
 from registry.dek_records import KeyIndex
 from registry.identity import schema_hash
+from registry.journal import Journal, Journaled
 from registry.records import Record, RecordFormatError, RecordKey
 from registry.subjects import DEFAULT_CONTEXT, parse_subject
 
@@ -59,7 +60,7 @@ class SchemaVersion:
 
 
 @dataclass
-class ContextState:
+class ContextState(Journaled):
     name: str
     #: qualified subject -> version -> schema version
     subjects: dict[str, dict[int, SchemaVersion]] = field(default_factory=dict)
@@ -70,6 +71,8 @@ class ContextState:
     #: (referenced qualified subject, version) -> referrer (subject, version) pairs
     referrers: dict[tuple[str, int], set[tuple[str, int]]] = field(default_factory=dict)
     max_id: int = 0
+    #: the state's undo journal (last: attribute changes are journaled once it is set)
+    journal: Journal | None = field(default=None, repr=False, compare=False)
 
     def versions(self, subject: str) -> dict[int, SchemaVersion]:
         return self.subjects.get(subject, {})
@@ -134,13 +137,21 @@ class Association:
         }
 
 
-class State:
+class State(Journaled):
     """Applies records; answers lookups. Not thread-safe for writers: the service serialises
-    :meth:`apply` calls; readers may run concurrently (dict reads are atomic under the GIL)."""
+    :meth:`apply` calls; readers may run concurrently (dict reads are atomic under the GIL).
+
+    Every change a record makes goes through the undo journal (``registry.journal``): the
+    write path applies a batch's records tentatively and rolls them back (``Registry.write``)."""
+
+    journal: Journal
 
     def __init__(self) -> None:
+        journal = Journal()
         self.offset = -1
-        self.contexts: dict[str, ContextState] = {DEFAULT_CONTEXT: ContextState(DEFAULT_CONTEXT)}
+        self.contexts: dict[str, ContextState] = {
+            DEFAULT_CONTEXT: ContextState(DEFAULT_CONTEXT, journal=journal)
+        }
         #: contexts named by CONTEXT records (how GET /contexts lists them), with raw keys
         self.context_records: dict[str, bytes] = {}
         #: config/mode key (None = global, ":.ctx:" = context, subject) -> setting
@@ -150,7 +161,31 @@ class State:
         self.associations: dict[tuple[str, str, str, str, str], Association] = {}
         self.skipped = 0
         #: KEKs and DEKs of the DEK registry (``registry.dek_records``)
-        self.encryption_keys = KeyIndex()
+        self.encryption_keys = KeyIndex(journal=journal)
+        #: set last: from here on attribute changes are journaled while a batch is open
+        self.journal = journal
+
+    # ---- tentative application (group commit) ---------------------------------------------
+
+    def begin_tentative(self) -> None:
+        """Journal every change from now on until :meth:`rollback` or :meth:`end_tentative`."""
+        self.journal.begin()
+
+    def rollback(self) -> None:
+        """Undo every change made since :meth:`begin_tentative`, newest first."""
+        self.journal.rollback()
+
+    def end_tentative(self) -> None:
+        self.journal.end()
+
+    def _put(self, table: dict[Any, Any], name: Any, value: Any) -> None:
+        self.journal.put(table, name, value)
+
+    def _drop(self, table: dict[Any, Any], name: Any) -> None:
+        self.journal.drop(table, name)
+
+    def _set(self, target: Any, name: str, value: Any) -> None:
+        self.journal.set(target, name, value)
 
     # ---- applying records ----------------------------------------------------------------
 
@@ -170,7 +205,7 @@ class State:
             key = records.decode_key(record.key)
             value = records.decode_value(record.value)
         except RecordFormatError as exc:
-            self.skipped += 1
+            self._set(self, "skipped", self.skipped + 1)
             log.warning("skipping record at offset %s: %s", record.offset, exc)
             return
         handler = _HANDLERS[key.keytype]
@@ -183,12 +218,12 @@ class State:
         if value is None:
             if old is not None:
                 self._unindex(ctx, old)
-                _drop_version(ctx, subject, old.version)
+                self._drop_version(ctx, subject, old.version)
             return
         try:
             sv = _schema_version(value, key, record)
         except (KeyError, TypeError, ValueError) as exc:
-            self.skipped += 1
+            self._set(self, "skipped", self.skipped + 1)
             log.warning("skipping malformed SCHEMA record at offset %s: %s", record.offset, exc)
             return
         holders = ctx.ids.get(sv.id)
@@ -199,7 +234,7 @@ class State:
                 and owner.digest != sv.digest
                 and (subject, sv.version) not in {(s, v) for s, v in holders.items()}
             ):
-                self.skipped += 1
+                self._set(self, "skipped", self.skipped + 1)
                 log.warning(
                     "skipping SCHEMA record at offset %s: id %s already belongs to another schema",
                     record.offset,
@@ -209,13 +244,16 @@ class State:
         if old is not None:
             self._unindex(ctx, old)
         # copy-on-write: readers iterate these small dicts without the write lock
-        ctx.subjects[subject] = {**ctx.subjects.get(subject, {}), sv.version: sv}
-        ctx.ids[sv.id] = {**ctx.ids.get(sv.id, {}), subject: sv.version}
-        ctx.hashes.setdefault(sv.digest, sv.id)
-        ctx.max_id = max(ctx.max_id, sv.id)
+        self._put(ctx.subjects, subject, {**ctx.subjects.get(subject, {}), sv.version: sv})
+        self._put(ctx.ids, sv.id, {**ctx.ids.get(sv.id, {}), subject: sv.version})
+        if sv.digest not in ctx.hashes:
+            self._put(ctx.hashes, sv.digest, sv.id)
+        if sv.id > ctx.max_id:
+            self._set(ctx, "max_id", sv.id)
         for ref in sv.references:
             target = (parse_subject(subject).sibling(str(ref["subject"])).qualified, ref["version"])
-            ctx.referrers.setdefault(target, set()).add((subject, sv.version))
+            referrers = {*ctx.referrers.get(target, ()), (subject, sv.version)}
+            self._put(ctx.referrers, target, referrers)
 
     def _unindex(self, ctx: ContextState, sv: SchemaVersion) -> None:
         holders = ctx.ids.get(sv.id)
@@ -227,21 +265,24 @@ class State:
                     holders[sv.subject] = version
                     break
             if holders:
-                ctx.ids[sv.id] = holders
+                self._put(ctx.ids, sv.id, holders)
             else:
-                del ctx.ids[sv.id]
+                self._drop(ctx.ids, sv.id)
                 if ctx.hashes.get(sv.digest) == sv.id:
-                    del ctx.hashes[sv.digest]
+                    self._drop(ctx.hashes, sv.digest)
         for ref in sv.references:
             target = (
                 parse_subject(sv.subject).sibling(str(ref["subject"])).qualified,
                 ref["version"],
             )
             refs = ctx.referrers.get(target)
-            if refs is not None:
-                refs.discard((sv.subject, sv.version))
-                if not refs:
-                    del ctx.referrers[target]
+            if refs is not None and (sv.subject, sv.version) in refs:
+                # copy-on-write like the other indexes (and so a rollback can restore the set)
+                remaining = refs - {(sv.subject, sv.version)}
+                if remaining:
+                    self._put(ctx.referrers, target, remaining)
+                else:
+                    self._drop(ctx.referrers, target)
 
     def _apply_delete_subject(
         self, key: RecordKey, value: dict[str, Any] | None, record: Record
@@ -252,7 +293,7 @@ class State:
         up_to = value.get("version")
         for version, sv in self.context_of(subject).versions(subject).items():
             if up_to is None or version <= up_to:
-                sv.deleted = True
+                self._set(sv, "deleted", True)
 
     def _apply_clear_subject(
         self, key: RecordKey, value: dict[str, Any] | None, record: Record
@@ -266,7 +307,7 @@ class State:
         for target in targets:
             for sv in [sv for sv in ctx.subjects[target].values() if sv.deleted]:
                 self._unindex(ctx, sv)
-                _drop_version(ctx, target, sv.version)
+                self._drop_version(ctx, target, sv.version)
 
     def _apply_config(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         self._apply_setting(self.configs, key, value)
@@ -274,24 +315,24 @@ class State:
     def _apply_mode(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         self._apply_setting(self.modes, key, value)
 
-    @staticmethod
     def _apply_setting(
-        table: dict[str | None, Setting], key: RecordKey, value: dict[str, Any] | None
+        self, table: dict[str | None, Setting], key: RecordKey, value: dict[str, Any] | None
     ) -> None:
         subject = key.subject
         if value is None:
-            table.pop(subject, None)
+            self._drop(table, subject)
             return
         clean = {k: v for k, v in value.items() if k not in ("subject", "offset", "ts")}
-        table[subject] = Setting(clean, key.to_bytes())
+        self._put(table, subject, Setting(clean, key.to_bytes()))
 
     def _apply_context(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         name = key.context or DEFAULT_CONTEXT
         if value is None:
-            self.context_records.pop(name, None)
+            self._drop(self.context_records, name)
         else:
-            self.context_records[name] = key.to_bytes()
-            self.contexts.setdefault(name, ContextState(name))
+            self._put(self.context_records, name, key.to_bytes())
+            if name not in self.contexts:
+                self._put(self.contexts, name, ContextState(name, journal=self.journal))
 
     def _apply_encryption_key(
         self, key: RecordKey, value: dict[str, Any] | None, record: Record
@@ -335,12 +376,26 @@ class State:
 
     # ---- lookups --------------------------------------------------------------------------
 
+    def _drop_version(self, ctx: ContextState, subject: str, version: int) -> None:
+        remaining = {v: sv for v, sv in ctx.subjects.get(subject, {}).items() if v != version}
+        if remaining:
+            self._put(ctx.subjects, subject, remaining)
+        else:
+            self._drop(ctx.subjects, subject)
+
     def context_of(self, subject: str) -> ContextState:
         name = parse_subject(subject).context
         ctx = self.contexts.get(name)
         if ctx is None:
-            ctx = self.contexts[name] = ContextState(name)
+            ctx = ContextState(name, journal=self.journal)
+            self._put(self.contexts, name, ctx)
         return ctx
+
+    def context_view(self, subject: str) -> ContextState:
+        """The context of ``subject`` for reading: an empty detached one when it has none
+        yet (unlike :meth:`context_of`, which adds it to the state)."""
+        name = parse_subject(subject).context
+        return self.contexts.get(name) or ContextState(name)
 
     def find_context(self, name: str) -> ContextState | None:
         return self.contexts.get(name)
@@ -358,14 +413,6 @@ class State:
         names = {DEFAULT_CONTEXT, *self.context_records}
         names.update(name for name, ctx in self.contexts.items() if ctx.subjects)
         return sorted(names, key=lambda n: (n != DEFAULT_CONTEXT, n))
-
-
-def _drop_version(ctx: ContextState, subject: str, version: int) -> None:
-    remaining = {v: sv for v, sv in ctx.subjects.get(subject, {}).items() if v != version}
-    if remaining:
-        ctx.subjects[subject] = remaining
-    else:
-        ctx.subjects.pop(subject, None)
 
 
 def _schema_version(value: dict[str, Any], key: RecordKey, record: Record) -> SchemaVersion:
