@@ -398,6 +398,7 @@ COVERED = {
     "/schemas/types": "",
     "/v1/metadata/id": "",
     "/v1/metadata/version": "",
+    "/v1/metadata/deployment": "",
     "/associations/subjects/{subject}": "associations listing",
     "/associations/resources/{resource_id}": "associations listing",
     "/associations/resources/{namespace}/{name}": "associations listing",
