@@ -248,8 +248,8 @@ def _hidden_cases(client: TestClient) -> list[tuple[str, str, str, str]]:
     for tail in ("", "/subjects", "/versions"):
         cases.append(
             (
-                f"/schemas/ids/{ctx_pay}{tail}?subject=:.ctx:x",
-                f"/schemas/ids/88888{tail}?subject=:.ctx:x",
+                f"/schemas/ids/{ctx_pay}{tail}?subject=:.ctx:",
+                f"/schemas/ids/88888{tail}?subject=:.ctx:",
                 ctx_pay,
                 "88888",
             )

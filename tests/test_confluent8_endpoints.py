@@ -327,3 +327,46 @@ def test_batches_apply_the_single_calls_rights(auth_client: TestClient) -> None:
     assert len(everything["results"][0]["result"]["associations"]) == 2
     anonymous = auth_client.post("/associations:batchGet", json=got)
     assert anonymous.status_code == 401
+
+
+# ---- GET /schemas/ids/{id}?subject= -----------------------------------------------------------
+
+V8 = {"Confluent-Client-Version": "python/2.16.1"}
+
+
+def test_schema_by_id_with_subject_names_subject_and_version(client: TestClient) -> None:
+    client.put("/config/b", json={"compatibility": "NONE"})
+    first = client.post("/subjects/a/versions", json={"schema": record("x")}).json()["id"]
+    client.post("/subjects/b/versions", json={"schema": record("y")})
+    assert client.post("/subjects/b/versions", json={"schema": record("x")}).json()["id"] == first
+    client.post("/subjects/:.ctx:c/versions", json={"schema": record("x")})
+    answer = client.get(f"/schemas/ids/{first}?subject=b", headers=V8).json()
+    plain = client.get(f"/schemas/ids/{first}", headers=V8).json()
+    # 8.x's SchemaString with subject and version: the subject's own version of the id
+    # (ts is that version's own registration time)
+    same = {k: v for k, v in plain.items() if k != "ts"}
+    assert {k: v for k, v in answer.items() if k != "ts"} == {
+        "subject": "b",
+        "version": 2,
+        "id": first,
+        **same,
+    }
+    assert answer["ts"] > plain["ts"]
+    assert list(answer)[:5] == ["subject", "version", "id", "guid", "schemaType"]
+    assert "subject" not in plain and "id" not in plain
+    # found under another subject of the context when the named one lacks it; an empty
+    # ?subject= still names where it was found
+    assert client.get(f"/schemas/ids/{first}?subject=zz", headers=V8).json()["subject"] == "a"
+    assert client.get(f"/schemas/ids/{first}?subject=", headers=V8).json()["version"] == 1
+    # an unqualified subject also finds it in another context, under its qualified name
+    other = client.get("/subjects/:.ctx:c/versions/1").json()["id"]
+    in_ctx = client.get(f"/schemas/ids/{other}?subject=c", headers=V8).json()
+    assert (in_ctx["subject"], in_ctx["version"]) == (":.ctx:c", 1)
+    # a subject of another context that does not hold the id: 40403 (no fallback there), and
+    # the context alone: any version of the id in it
+    for tail in ("", "/subjects", "/versions"):
+        qualified = client.get(f"/schemas/ids/{other}{tail}?subject=:.ctx:zz", headers=V8)
+        assert error(qualified, 404, 40403)
+        assert client.get(f"/schemas/ids/{other}{tail}?subject=:.ctx:").status_code == 200
+    # 7.x callers (no Confluent client headers) keep 7.9's shape
+    assert set(client.get(f"/schemas/ids/{first}?subject=b").json()) == {"schema"}
