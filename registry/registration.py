@@ -9,6 +9,7 @@ from typing import Any
 
 from registry import errors, records
 from registry.compat_checks import check_against
+from registry.configs import validates_new_schemas
 from registry.core import (
     LATEST,
     READ_ONLY_MODES,
@@ -83,7 +84,7 @@ def _register_locked(
         subject,
         req,
         normalize=normalize,
-        strict=requested_id < 0,
+        strict=requested_id < 0 and validates_new_schemas(config),
         include_deleted_refs=requested_id >= 0,
     )
     _refuse_strongly_associated_references(reg, subject, cand.references)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -370,3 +371,97 @@ def test_schema_by_id_with_subject_names_subject_and_version(client: TestClient)
         assert client.get(f"/schemas/ids/{other}{tail}?subject=:.ctx:").status_code == 200
     # 7.x callers (no Confluent client headers) keep 7.9's shape
     assert set(client.get(f"/schemas/ids/{first}?subject=b").json()) == {"schema"}
+
+
+# ---- every field of 8.x's Config round-trips; validateNewSchemas and aliasForDeks apply -------
+
+EVERY_FIELD: dict[str, Any] = {
+    "alias": "target",
+    "aliasForDeks": "dek-target",
+    "normalize": True,
+    "validateFields": False,
+    "validateNewSchemas": False,
+    "validateRules": True,
+    "compatibility": "FULL",
+    "compatibilityPolicy": "LENIENT",
+    "compatibilityGroup": "app.version",
+    "defaultMetadata": {"properties": {"owner": "team-a"}},
+    "overrideMetadata": {"properties": {"tier": "1"}},
+    "defaultRuleSet": {"domainRules": [{"name": "r1", "kind": "CONDITION", "type": "CEL"}]},
+    "overrideRuleSet": {"migrationRules": [{"name": "m1", "kind": "TRANSFORM", "type": "JSONATA"}]},
+}
+
+
+def test_every_config_field_round_trips(client: TestClient) -> None:
+    for key in ("/config/s", "/config"):
+        put = client.put(key, json=EVERY_FIELD)
+        assert put.status_code == 200, put.text
+        assert put.json() == EVERY_FIELD  # the request echoed
+        got = client.get(key).json()
+        # Config: the level named compatibilityLevel, 8.x's field order
+        expected = {
+            ("compatibilityLevel" if k == "compatibility" else k): v for k, v in EVERY_FIELD.items()
+        }
+        assert got == expected
+        assert list(got) == [
+            "alias",
+            "aliasForDeks",
+            "normalize",
+            "validateFields",
+            "validateNewSchemas",
+            "validateRules",
+            "compatibilityLevel",
+            "compatibilityPolicy",
+            "compatibilityGroup",
+            "defaultMetadata",
+            "overrideMetadata",
+            "defaultRuleSet",
+            "overrideRuleSet",
+        ]
+    # partial update: absent fields keep their value; Jackson's coercions apply
+    assert client.put("/config/s", json={"validateNewSchemas": "true"}).json() == {
+        "validateNewSchemas": True
+    }
+    got = client.get("/config/s").json()
+    assert got["validateNewSchemas"] is True and got["aliasForDeks"] == "dek-target"
+    for bad in ({"validateNewSchemas": "maybe"}, {"aliasForDeks": 5}):
+        assert client.put("/config/s", json=bad).status_code == 400
+    assert client.get("/config/s").json() == got
+
+
+def test_validate_new_schemas_false_accepts_what_validation_refuses(client: TestClient) -> None:
+    # an int field with a string default: 8.x refuses it unless the subject's config (or the
+    # global one) turns validateNewSchemas off
+    bad = json.dumps(
+        {"type": "record", "name": "R", "fields": [{"name": "a", "type": "int", "default": "1"}]},
+        separators=(",", ":"),
+    )
+    refused = client.post("/subjects/strict/versions", json={"schema": bad})
+    assert error(refused, 422, 42201)
+    check = client.post("/compatibility/subjects/lenient/versions", json={"schema": bad})
+    assert check.status_code == 422
+    client.put("/config/lenient", json={"validateNewSchemas": False})
+    assert client.post("/compatibility/subjects/lenient/versions", json={"schema": bad}).json() == {
+        "is_compatible": True
+    }
+    made = client.post("/subjects/lenient/versions", json={"schema": bad})
+    assert made.status_code == 200, made.text
+    assert client.get("/subjects/lenient/versions/1").json()["schema"] == bad
+    assert error(client.post("/subjects/strict/versions", json={"schema": bad}), 422, 42201)
+
+
+def test_alias_for_deks_wins_on_dek_paths(client: TestClient) -> None:
+    keks = "/dek-registry/v1/keks"
+    made = client.post(keks, json={"name": "k1", "kmsType": "local-kms", "kmsKeyId": "key1"})
+    assert made.status_code == 200, made.text
+    wrapped = base64.b64encode(b"wrapped").decode()
+    for subject in ("dek-target", "plain-target"):
+        dek = client.post(f"{keks}/k1/deks/{subject}", json={"encryptedKeyMaterial": wrapped})
+        assert dek.status_code == 200, dek.text
+    client.put("/config/orders-value", json={"alias": "plain-target"})
+    assert client.get(f"{keks}/k1/deks/orders-value").json()["subject"] == "plain-target"
+    client.put("/config/orders-value", json={"aliasForDeks": "dek-target"})
+    assert client.get(f"{keks}/k1/deks/orders-value").json()["subject"] == "dek-target"
+    # elsewhere the plain alias still applies
+    client.post("/subjects/plain-target/versions", json={"schema": '"string"'})
+    assert client.get("/subjects/orders-value/versions/1").json()["subject"] == "plain-target"
