@@ -84,7 +84,7 @@ def test_compatibility(
             req,
             normalize=normalize,
             strict=validates_new_schemas(config),
-            include_deleted_refs=False,
+            include_deleted_refs=not validates_new_schemas(config),
         )
     except errors.RegistryError as exc:
         if verbose and exc.error_code == 42201:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -465,3 +467,29 @@ def test_alias_for_deks_wins_on_dek_paths(client: TestClient) -> None:
     # elsewhere the plain alias still applies
     client.post("/subjects/plain-target/versions", json={"schema": '"string"'})
     assert client.get("/subjects/orders-value/versions/1").json()["subject"] == "plain-target"
+
+
+def test_validate_new_schemas_false_allows_references_to_soft_deleted_versions(
+    client: TestClient,
+) -> None:
+    # AbstractSchemaProvider: lookupDeletedSchema = !validateAsNew
+    client.post("/subjects/ref/versions", json={"schema": record("a")})
+    client.delete("/subjects/ref/versions/1")
+    outer = json.dumps({"type": "record", "name": "O", "fields": [{"name": "r", "type": "R"}]})
+    body = {"schema": outer, "references": [{"name": "R", "subject": "ref", "version": 1}]}
+    assert error(client.post("/subjects/o/versions", json=body), 422, 42201)
+    client.put("/config/o", json={"validateNewSchemas": False})
+    check = client.post("/compatibility/subjects/o/versions", json=body)
+    assert check.json() == {"is_compatible": True}
+    made = client.post("/subjects/o/versions", json=body)
+    assert made.status_code == 200, made.text
+
+
+def test_auth_middleware_does_not_import_the_app() -> None:
+    # issue 13: the import circle between registry/api/app.py and registry/auth/middleware.py
+    code = (
+        "import sys, registry.auth.middleware; "
+        "assert 'registry.api.app' not in sys.modules, 'middleware imports the app'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
