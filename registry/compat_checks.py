@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from registry import compatibility, errors
+from registry.configs import validates_new_schemas
 from registry.core import (
     LATEST,
     Registry,
@@ -83,7 +84,12 @@ def test_compatibility(
         previous = live
     try:
         cand = make_candidate(
-            reg, subject, req, normalize=normalize, strict=True, include_deleted_refs=False
+            reg,
+            subject,
+            req,
+            normalize=normalize,
+            strict=validates_new_schemas(config),
+            include_deleted_refs=not validates_new_schemas(config),
         )
     except errors.RegistryError as exc:
         if verbose and exc.error_code == 42201:

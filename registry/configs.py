@@ -9,20 +9,23 @@ from registry.core import GLOBAL_KEY, MODES, READ_ONLY_MODES, Draft, Registry
 from registry.rulesets import validate_rule_set
 from registry.subjects import DEFAULT_CONTEXT, is_valid_context, parse_subject
 
+#: Confluent 8.x's ``Config`` / ``ConfigValue`` fields, in their JSON order
 CONFIG_FIELDS = (
     "alias",
+    "aliasForDeks",
     "normalize",
     "validateFields",
+    "validateNewSchemas",
     "validateRules",
     "compatibilityLevel",
-    "compatibilityGroup",
     "compatibilityPolicy",
+    "compatibilityGroup",
     "defaultMetadata",
     "overrideMetadata",
     "defaultRuleSet",
     "overrideRuleSet",
 )
-BOOL_FIELDS = ("normalize", "validateFields", "validateRules")
+BOOL_FIELDS = ("normalize", "validateFields", "validateNewSchemas", "validateRules")
 #: Confluent 8.2+: LENIENT relaxes JSON Schema content-model rules; LOGICAL (8.5) is accepted
 #: and checked like STRICT
 COMPATIBILITY_POLICIES = ("STRICT", "LENIENT", "LOGICAL")
@@ -56,14 +59,20 @@ def _check_subject(reg: Registry, subject: str | None) -> str | None:
 def get_config(reg: Registry, subject: str | None, default_to_global: bool) -> dict[str, Any]:
     key = _check_subject(reg, subject)
     if default_to_global:
-        return reg.effective_config(key)
+        return _in_order(reg.effective_config(key))
     stored = reg.stored_config(key)
     if stored is not None:
         # a record without a level is completed with the server default level
-        return {"compatibilityLevel": reg.settings.compatibility_level, **stored}
+        return _in_order({"compatibilityLevel": reg.settings.compatibility_level, **stored})
     if key is None:
         return {"compatibilityLevel": reg.settings.compatibility_level}
     raise errors.subject_compatibility_not_configured(subject or "")
+
+
+def _in_order(config: dict[str, Any]) -> dict[str, Any]:
+    """A ``Config`` with its fields in Confluent's JSON order (unknown ones last)."""
+    known = {k: config[k] for k in CONFIG_FIELDS if k in config}
+    return {**known, **{k: v for k, v in config.items() if k not in known}}
 
 
 def put_config(reg: Registry, subject: str | None, body: dict[str, Any]) -> dict[str, Any]:
@@ -107,7 +116,9 @@ def put_config(reg: Registry, subject: str | None, body: dict[str, Any]) -> dict
                 validate_rule_set(value)
             elif field in ("defaultMetadata", "overrideMetadata") and not isinstance(value, dict):
                 raise errors.RegistryError(400, f"{name} must be an object")
-            elif field in ("alias", "compatibilityGroup") and not isinstance(value, str):
+            elif field in ("alias", "aliasForDeks", "compatibilityGroup") and not isinstance(
+                value, str
+            ):
                 raise errors.RegistryError(400, f"{name} must be a string")
         update[field] = value
 
@@ -257,3 +268,9 @@ def delete_context(reg: Registry, context: str) -> None:
         return [(records.decode_key(key), None)], None
 
     reg.write(decide)
+
+
+def validates_new_schemas(config: dict[str, Any]) -> bool:
+    """Confluent 8.x's ``isSchemaNewSchemaValidationEnabled``: the config's
+    ``validateNewSchemas``, else ``schema.validate.new.schemas`` (true)."""
+    return config.get("validateNewSchemas") is not False

@@ -36,6 +36,15 @@ LATEST = -1
 MAX_VERSION = 2**31 - 1
 GLOBAL_KEY = f":{GLOBAL_CONTEXT}:"
 READ_ONLY_MODES = ("READONLY", "READONLY_OVERRIDE")
+#: config fields a subject's own config takes from the global record when it lacks them
+GLOBAL_FALLBACK_FIELDS = (
+    "normalize",
+    "validateFields",
+    "validateNewSchemas",
+    "validateRules",
+    "compatibilityPolicy",
+    "compatibilityGroup",
+)
 MODES = ("READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT")
 
 
@@ -438,15 +447,20 @@ class Registry:
         return dict(setting.value) if setting else None
 
     def effective_config(self, subject: str | None) -> dict[str, Any]:
-        """Confluent 7.9's ``getConfigInScope``: the subject's own record (a missing level
-        is the server default; nothing is inherited from the global record), else the context
-        or global record, then ``:.__GLOBAL:``, then the server default level."""
+        """Confluent's ``getConfigInScope``: the subject's own record (a missing level is the
+        server default; :data:`GLOBAL_FALLBACK_FIELDS` it lacks come from the global record),
+        else the context or global record, then ``:.__GLOBAL:``, then the server default
+        level."""
         default = {"compatibilityLevel": self.settings.compatibility_level}
         scope = self._scope_key(subject)
         if subject and not _is_scope_key(subject):
             own = self.stored_config(subject)
             if own is not None:
-                return {**default, **own}
+                # Confluent's Config.mergeConfigs (all lines since June 2026): these fields
+                # fall back to the global record's
+                top = self.stored_config(None) or {}
+                inherited = {k: top[k] for k in GLOBAL_FALLBACK_FIELDS if top.get(k) is not None}
+                return {**default, **inherited, **{k: v for k, v in own.items() if v is not None}}
         for key in (scope, GLOBAL_KEY):
             found = self.stored_config(key)
             if found is not None:

@@ -15,7 +15,13 @@ from registry.core import (
     iter_live,
 )
 from registry.state import SchemaVersion
-from registry.subjects import DEFAULT_CONTEXT, WILDCARD, matches_prefix, parse_subject
+from registry.subjects import (
+    DEFAULT_CONTEXT,
+    WILDCARD,
+    QualifiedSubject,
+    matches_prefix,
+    parse_subject,
+)
 
 
 def list_subjects(
@@ -135,20 +141,34 @@ def _all_deleted(ctx: Any, schema_id: int) -> bool:
 
 
 def schema_by_id(reg: Registry, schema_id: int, subject: str | None = None) -> SchemaVersion:
-    """The content of an id: in ``subject``'s context (the default context when absent), and
-    for an unqualified, non-empty ``subject`` in every other context too (Confluent 8.x's
-    ``getSchemaKeyUsingContexts``: without ``?subject=`` an id only in another context is
-    40403). Soft-deleted versions still count."""
+    """The content of an id, as Confluent 8.x's ``getSchemaKeyUsingContexts`` finds it (soft-
+    deleted versions count): without a subject name, any version of the id in the subject's
+    context (the default context when absent); a subject qualified with another context, only
+    that subject's own version; an unqualified name, that subject's version in the default
+    context, then the same name's in each other context, then any version in the default
+    context. The version found is the one ``?subject=`` answers name."""
     qs = parse_subject(subject or "")
-    names = [qs.context]
-    if qs.context == DEFAULT_CONTEXT and qs.name:
-        names += [n for n in reg.state.context_names() if n != DEFAULT_CONTEXT]
-    for name in names:
-        ctx = reg.state.find_context(name)
-        sv = ctx.any_version_of(schema_id) if ctx is not None else None
-        if sv is not None:
-            return sv
-    raise errors.schema_not_found(schema_id)
+
+    def own(context: str) -> SchemaVersion | None:
+        ctx = reg.state.find_context(context)
+        if ctx is None:
+            return None
+        name = QualifiedSubject(context, qs.name).qualified
+        version = (ctx.ids.get(schema_id) or {}).get(name)
+        return ctx.subjects[name][version] if version else None
+
+    found: SchemaVersion | None = None
+    if qs.name:
+        found = own(qs.context)
+        if found is None and qs.context == DEFAULT_CONTEXT:
+            others = (n for n in reg.state.context_names() if n != DEFAULT_CONTEXT)
+            found = next((sv for sv in map(own, others) if sv is not None), None)
+    if found is None and (not qs.name or qs.context == DEFAULT_CONTEXT):
+        ctx = reg.state.find_context(qs.context)
+        found = ctx.any_version_of(schema_id) if ctx is not None else None
+    if found is None:
+        raise errors.schema_not_found(schema_id)
+    return found
 
 
 def subject_versions_for_id(

@@ -10,6 +10,7 @@ from typing import Any
 from registry import errors, records
 from registry.budget import WorkLimitExceeded
 from registry.compat_checks import check_against
+from registry.configs import validates_new_schemas
 from registry.core import (
     LATEST,
     READ_ONLY_MODES,
@@ -100,13 +101,10 @@ def _register_locked(
         modified = _populate_from_previous(
             config, req, undeleted[0] if undeleted else None, new_version
         )
+    # Confluent's validateAsNew; references may name soft-deleted versions when it is off
+    strict = requested_id < 0 and validates_new_schemas(config)
     cand = make_candidate(
-        reg,
-        subject,
-        req,
-        normalize=normalize,
-        strict=requested_id < 0,
-        include_deleted_refs=requested_id >= 0,
+        reg, subject, req, normalize=normalize, strict=strict, include_deleted_refs=not strict
     )
     _refuse_strongly_associated_references(reg, subject, cand.references)
     ctx = reg.state.context_view(subject)

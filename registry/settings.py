@@ -35,6 +35,9 @@ class Settings:
     advertised_url: str = ""
     #: id reported by /v1/metadata/id (schema.registry.group.id)
     group_id: str = "schema-registry"
+    #: comma-separated attributes reported by /v1/metadata/deployment
+    #: (schema.registry.metadata.deployment.attributes); empty: ``[]``, as Confluent Platform
+    deployment_attributes: str = ""
     #: parsed schemas kept in memory (lookups of a cached text need no parsing; a few KB each)
     parse_cache_size: int = 20_000
     #: largest request body accepted, in bytes

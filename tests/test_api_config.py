@@ -173,13 +173,24 @@ def test_global_read_only_refuses_global_config_changes(client: TestClient) -> N
     assert client.get("/config").json() == {"compatibilityLevel": "BACKWARD"}
 
 
-def test_a_subject_config_does_not_inherit_global_fields(client: TestClient) -> None:
-    client.put("/config", json={"compatibility": "FULL", "validateFields": True})
-    client.put("/config/s", json={"compatibility": "BACKWARD"})
-    assert client.get("/config/s?defaultToGlobal=true").json() == {"compatibilityLevel": "BACKWARD"}
+def test_a_subject_config_takes_some_fields_from_the_global_one(client: TestClient) -> None:
+    # Confluent's Config.mergeConfigs (every line since June 2026; 7.9.0 inherited nothing):
+    # normalize, validateFields, validateNewSchemas, validateRules, compatibilityPolicy and
+    # compatibilityGroup fall back to the global record; the level and the rest do not
+    client.put(
+        "/config",
+        json={"compatibility": "FULL", "validateFields": True, "alias": "x", "normalize": True},
+    )
+    client.put("/config/s", json={"compatibility": "BACKWARD", "normalize": False})
+    assert client.get("/config/s?defaultToGlobal=true").json() == {
+        "normalize": False,
+        "validateFields": True,
+        "compatibilityLevel": "BACKWARD",
+    }
+    assert client.get("/config/s").json() == {"normalize": False, "compatibilityLevel": "BACKWARD"}
     # the compatibility trailer shows the config in force for each subject
     for subject, trailer in (
-        ("s", "{validateFields: 'false', compatibility: 'BACKWARD'}"),
+        ("s", "{validateFields: 'true', compatibility: 'BACKWARD'}"),
         ("t", "{validateFields: 'true', compatibility: 'FULL'}"),
     ):
         client.post(f"/subjects/{subject}/versions", json={"schema": record("a")})

@@ -248,8 +248,8 @@ def _hidden_cases(client: TestClient) -> list[tuple[str, str, str, str]]:
     for tail in ("", "/subjects", "/versions"):
         cases.append(
             (
-                f"/schemas/ids/{ctx_pay}{tail}?subject=:.ctx:x",
-                f"/schemas/ids/88888{tail}?subject=:.ctx:x",
+                f"/schemas/ids/{ctx_pay}{tail}?subject=:.ctx:",
+                f"/schemas/ids/88888{tail}?subject=:.ctx:",
                 ctx_pay,
                 "88888",
             )
@@ -398,6 +398,7 @@ COVERED = {
     "/schemas/types": "",
     "/v1/metadata/id": "",
     "/v1/metadata/version": "",
+    "/v1/metadata/deployment": "",
     "/associations/subjects/{subject}": "associations listing",
     "/associations/resources/{resource_id}": "associations listing",
     "/associations/resources/{namespace}/{name}": "associations listing",

@@ -1,5 +1,6 @@
-"""Confluent 8.x's ``AliasFilter`` before routing: the path segment after ``subjects`` and the
-``subject`` query parameter of ``/schemas/ids/...`` are replaced by their alias target."""
+"""Confluent 8.x's ``AliasFilter`` before routing: the path segment after ``subjects`` (or
+``deks``, where ``aliasForDeks`` wins) and the ``subject`` query parameter of
+``/schemas/ids/...`` are replaced by their alias target."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ def rewrite_aliases(scope: dict[str, Any], state: State) -> None:
     path: str = scope["path"]
     pieces = path.split("/")
     changed = False
+    for_deks = path.startswith("/dek-registry")
     for index in range(len(pieces) - 1):
-        if pieces[index] == "subjects" and pieces[index + 1]:
+        # the segment after ``subjects`` (or the DEK registry's ``deks``)
+        if pieces[index] in ("subjects", "deks") and pieces[index + 1]:
             subject = pieces[index + 1].replace(ENCODED_SLASH, "/")
-            target = aliases.resolve(state, subject)
+            target = aliases.resolve(state, subject, for_deks=for_deks)
             if target != subject:
                 pieces[index + 1] = target.replace("/", ENCODED_SLASH)
                 changed = True

@@ -23,6 +23,7 @@ from registry.api import (
     contexts,
     dek_registry,
     docs,
+    metadata_deployment,
     mode,
     schemas,
     server,
@@ -67,7 +68,7 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     app = FastAPI(
         title="Schema Registry",
         version=__version__,
-        description="A Confluent-compatible Schema Registry (Confluent Platform 7.9 REST API).",
+        description="A Confluent-compatible Schema Registry (Confluent Platform 8.x REST API).",
         lifespan=lifespan,
         default_response_class=SRResponse,
         docs_url=None,
@@ -79,7 +80,7 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     for module in (schemas, subjects, compatibility, config, mode, contexts, server):
         app.include_router(module.router)
     app.include_router(dek_registry.router)
-    for module in (associations, tags):  # Confluent 8.x additions
+    for module in (associations, tags, metadata_deployment):  # Confluent 8.x additions
         app.include_router(module.router)
     if registry.settings.ui:
         app.include_router(ui.router)

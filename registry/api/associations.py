@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from registry import association_changes, associations
+from registry import association_batches, association_changes, associations
 from registry.api import docs
 from registry.api.bodies import flag, json_body, page
 from registry.api.deps import registry_of, subject_param
@@ -58,6 +58,54 @@ docs.COMPONENTS.update(
             {**_INFO, "schema": docs.ref("RegisterSchemaRequest"), "normalize": _B}
         ),
         "AssociationResponse": _resource_with({**_INFO, "schema": docs.ref("Schema")}),
+        "AssociationBatchGetRequest": {
+            "type": "object",
+            "properties": {
+                "requests": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            **_RESOURCE,
+                            "associationTypes": {"type": "array", "items": _S},
+                            "lifecycle": _LIFECYCLE,
+                        },
+                    },
+                }
+            },
+        },
+        "AssociationBatchRequest": {
+            "type": "object",
+            "properties": {
+                "requests": {
+                    "type": "array",
+                    "items": _resource_with(
+                        {
+                            "opType": {"type": "string", "enum": ["CREATE", "UPSERT", "DELETE"]},
+                            **_INFO,
+                            "schema": docs.ref("RegisterSchemaRequest"),
+                            "normalize": _B,
+                            "cascadeLifecycle": _B,
+                        }
+                    ),
+                }
+            },
+        },
+        "AssociationBatchResponse": {
+            "type": "object",
+            "properties": {
+                "results": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "result": docs.ref("AssociationResponse"),
+                            "error": docs.ref("ErrorMessage"),
+                        },
+                    },
+                }
+            },
+        },
     }
 )
 
@@ -204,3 +252,77 @@ async def delete(request: Request, resource_id: str) -> Response:
         dry_run=flag(query.get("dryRun")),
     )
     return Response(status_code=204)
+
+
+def _info_entity(assoc: Any, schema: Any) -> dict[str, Any]:
+    """An ``AssociationInfo`` of a batch answer: ``frozen`` only where it is not the lifecycle's
+    default (Confluent 8.x's ``AssociationInfo.getFrozen``)."""
+    item: dict[str, Any] = {
+        "subject": assoc.subject,
+        "associationType": assoc.association_type,
+        "lifecycle": assoc.lifecycle,
+    }
+    if assoc.frozen != (assoc.lifecycle == "STRONG"):
+        item["frozen"] = assoc.frozen
+    if schema is not None:
+        item["schema"] = schema_entity(schema, None, True)
+    return item
+
+
+def _batch_answer(request: Request, results: list[association_batches.Result]) -> Response:
+    """``AssociationBatchResponse``, 207; under an authorization file a result lists only the
+    associations of subjects the caller may read."""
+    grants = visibility.grants_of(request)
+    out = []
+    for result in results:
+        if result.error is not None:
+            out.append({"error": result.error})
+            continue
+        found = result.associations
+        if grants is not None:
+            found = [a for a in found if visibility.readable(grants, a.subject)]
+        body: dict[str, Any] = {k: v for k, v in result.resource.items() if v}
+        infos = [_info_entity(a, result.schemas.get(a.association_type)) for a in found]
+        if infos:
+            body["associations"] = infos
+        out.append({"result": body})
+    return reply(request, {"results": out}, status_code=207)
+
+
+@router.post(
+    "/associations:batchGet",
+    openapi_extra={
+        **docs.body("AssociationBatchGetRequest"),
+        **docs.parameters((), ("includeSchemas",)),
+    },
+    responses=docs.answers(docs.ref("AssociationBatchResponse"), 400, 415, 422, status=207),
+)
+async def batch_get(request: Request) -> Response:
+    queries = association_batches.parse_get(await json_body(request))
+    results = association_batches.batch_get(
+        registry_of(request),
+        queries,
+        include_schemas=flag(request.query_params.get("includeSchemas")),
+    )
+    return _batch_answer(request, results)
+
+
+@router.post(
+    "/associations:batchMutate",
+    openapi_extra={
+        **docs.body("AssociationBatchRequest"),
+        **docs.parameters((), ("context", "dryRun")),
+    },
+    responses=docs.answers(docs.ref("AssociationBatchResponse"), 400, 415, 422, status=207),
+)
+async def batch_mutate(request: Request) -> Response:
+    query = request.query_params
+    requests = association_batches.parse_mutate(await json_body(request))
+    results = await run_in_threadpool(
+        association_batches.batch_mutate,
+        registry_of(request),
+        requests,
+        context=query.get("context"),
+        dry_run=flag(query.get("dryRun")),
+    )
+    return _batch_answer(request, results)

@@ -37,6 +37,10 @@ NOT_NULL_BODIES = {
     ("PUT", "/config/{subject}"): "updateSubjectLevelConfig.arg2",
     ("PUT", "/mode"): "updateTopLevelMode.arg1",
     ("PUT", "/mode/{subject}"): "updateMode.arg2",
+    ("POST", "/associations"): "createAssociation.arg4",
+    ("PUT", "/associations/resources/{resource_id}"): "createOrUpdateAssociation.arg5",
+    ("POST", "/associations:batchGet"): "batchGetAssociations.arg1",
+    ("POST", "/associations:batchMutate"): "mutateAssociations.arg4",
 }
 
 

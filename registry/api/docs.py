@@ -112,8 +112,10 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         "type": "object",
         "properties": {
             "alias": _STR,
+            "aliasForDeks": _STR,
             "normalize": _BOOL,
             "validateFields": _BOOL,
+            "validateNewSchemas": _BOOL,
             "validateRules": _BOOL,
             "compatibilityLevel": _STR,
             "compatibilityGroup": _STR,
@@ -128,8 +130,10 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         "type": "object",
         "properties": {
             "alias": _STR,
+            "aliasForDeks": _STR,
             "normalize": _BOOL,
             "validateFields": _BOOL,
+            "validateNewSchemas": _BOOL,
             "validateRules": _BOOL,
             "compatibility": {
                 "type": "string",

@@ -60,7 +60,13 @@ async def schema_by_id(request: Request) -> Response:
     subject = query.get("subject")
     subj = subject_param(subject) if subject else None
     sv = reads.schema_by_id(reg, _schema_id(request.path_params["schema_id"]), subj)
-    body = schema_string(sv, formatted(reg, sv, query.get("format")), wants_v8(request))
+    v8 = wants_v8(request)
+    body = schema_string(sv, formatted(reg, sv, query.get("format")), v8)
+    if v8 and subject is not None:
+        # Confluent 8.x names the subject and version the id was found under when
+        # ``?subject=`` is given (even empty); ``id`` is ours (see the README): confluent-kafka
+        # 2.16 caches this answer as a RegisteredSchema, whose id its use.schema.id needs
+        body = {"subject": sv.subject, "version": sv.version, "id": sv.id, **body}
     body = with_tags(body, sv, query.getlist("findTags"))
     if flag(query.get("fetchMaxId")):
         body["maxId"] = reg.state.context_of(sv.subject).max_id
