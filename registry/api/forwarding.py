@@ -61,6 +61,11 @@ FORWARD_HEADER = "x-forward"
 #: the caller a client certificate named on the follower (percent-encoded); the leader believes
 #: it only from a trusted instance's certificate (``auth_trusted_forwarders``)
 PRINCIPAL_HEADER = "x-forwarded-principal"
+#: on the leader's answer to a forwarded write: the offset of the last record its state holds
+#: once the write is applied. The leader answers when its commit is durable, before the
+#: transaction's markers make the records readable, so the follower waits to read up to it
+#: (the end of the topic it could ask for may still be short of it).
+APPLIED_OFFSET_HEADER = "x-registry-applied-offset"
 #: headers that describe one connection, not the request
 _HOP_BY_HOP = frozenset(
     {
@@ -217,7 +222,7 @@ class ForwardingMiddleware:
         if self.store.is_leader or forwarded or leader == self.store.advertised_url:
             # the leader writes; a forwarded request is never forwarded again (the store
             # answers 50004 if this instance is not the leader after all)
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, self._with_applied_offset(send) if forwarded else send)
             return
         if not leader:
             await _send_error(send, errors.unknown_leader())
@@ -263,21 +268,35 @@ class ForwardingMiddleware:
             await _send_error(send, errors.forwarding_failed(_failure(leader, exc)))
             return
         if response.is_success:
-            await self._catch_up()
+            await self._catch_up(_applied_offset(response.headers.get(APPLIED_OFFSET_HEADER)))
         reply_headers = [
             (k.encode("latin-1"), v.encode("latin-1"))
             for k, v in response.headers.items()
-            if k.lower() not in _HOP_BY_HOP and k.lower() != "content-encoding"
+            if k.lower() not in _HOP_BY_HOP
+            and k.lower() not in ("content-encoding", APPLIED_OFFSET_HEADER)
         ]
         reply_headers.append((b"content-length", str(len(response.content)).encode()))
         start = {"type": "http.response.start", "status": response.status_code}
         await send({**start, "headers": reply_headers})
         await send({"type": "http.response.body", "body": response.content})
 
-    async def _catch_up(self) -> None:
-        """Read the leader's write here too (bounded), so the client reads it from us."""
+    def _with_applied_offset(self, send: Any) -> Any:
+        """``send`` with :data:`APPLIED_OFFSET_HEADER` added to the answer's headers."""
+
+        async def sending(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                offset = str(self.registry.state.offset).encode()
+                headers = [*message.get("headers", []), (APPLIED_OFFSET_HEADER.encode(), offset)]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        return sending
+
+    async def _catch_up(self, applied: int = -1) -> None:
+        """Read the leader's write here too (bounded), so the client reads it from us: up to
+        the end of the topic, and at least past ``applied`` (the leader's applied offset)."""
         try:
-            caught = await asyncio.to_thread(self.store.catch_up, 5.0)
+            caught = await asyncio.to_thread(self.store.catch_up, 5.0, applied + 1)
             if caught:
                 await asyncio.to_thread(self.registry.refresh)
         except Exception:  # the write succeeded; being late to read it is not an error
@@ -322,3 +341,10 @@ async def _send_error(send: Any, exc: errors.RegistryError) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def _applied_offset(value: str | None) -> int:
+    try:
+        return int(value) if value is not None else -1
+    except ValueError:
+        return -1
