@@ -335,6 +335,21 @@ def _left_over(reader: _Reader, end: int, size: int) -> SerializationError:
     )
 
 
+def _read(reader: _Reader, data: bytes, offset: int, return_record_name: bool) -> Any:
+    """The value encoded in ``data`` from ``offset`` on (all of it: bytes left over fail)."""
+    if reader.is_bytes:
+        return bytes(data[offset:])
+    stream = _BytesIO(data)
+    stream.seek(offset)
+    try:
+        value = schemaless_reader(stream, reader.writer, reader.reader, return_record_name)
+    except Exception as exc:
+        raise _undecodable(reader, exc) from exc
+    if stream.tell() != len(data):
+        raise _left_over(reader, stream.tell(), len(data))
+    return value
+
+
 class AvroDeserializer(Deserializer):
     """Avro binary with Schema Registry framing to dicts (``...avro.AvroDeserializer``).
 
@@ -399,19 +414,9 @@ class AvroDeserializer(Deserializer):
             # Steady state: the 5-byte frame (magic 0 and id) names the reader.
             reader = self._fast.get(data[:5])
             if reader is not None:
-                if reader.is_bytes or self._from_dict is not None:
+                if self._from_dict is not None:
                     return self._decode(reader, data, 5, ctx)
-                stream = _BytesIO(data)
-                stream.seek(5)
-                try:
-                    value = schemaless_reader(
-                        stream, reader.writer, reader.reader, self._return_record_name
-                    )
-                except Exception as exc:
-                    raise _undecodable(reader, exc) from exc
-                if stream.tell() != len(data):
-                    raise _left_over(reader, stream.tell(), len(data))
-                return value
+                return _read(reader, data, 5, self._return_record_name)
         return self._deserialize(data, ctx)
 
     def _deserialize(self, data: bytes, ctx: SerializationContext | None) -> Any:
@@ -492,19 +497,7 @@ class AvroDeserializer(Deserializer):
             if plan.has_encoding:
                 data = plan.encoding(ctx, subject, bytes(data[offset:]), original)
                 offset = 0
-        if reader.is_bytes:
-            value: Any = bytes(data[offset:])
-        else:
-            stream = _BytesIO(data)
-            stream.seek(offset)
-            try:
-                value = schemaless_reader(
-                    stream, reader.writer, reader.reader, self._return_record_name
-                )
-            except Exception as exc:
-                raise _undecodable(reader, exc) from exc
-            if stream.tell() != len(data):
-                raise _left_over(reader, stream.tell(), len(data))
+        value = _read(reader, data, offset, self._return_record_name)
         if plan is not None:
             value = plan.decoded(ctx, subject, value, original)
         if self._from_dict is not None:

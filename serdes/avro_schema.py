@@ -11,7 +11,8 @@ from typing import Any
 
 from fastavro import parse_schema
 
-from serdes.errors import SerializationError, SerializationValueError
+from serdes._serde import referenced_schemas
+from serdes.errors import SerializationError
 from serdes.schema import Schema
 
 SCHEMA_TYPE = "AVRO"
@@ -40,26 +41,12 @@ def as_schema(value: Any) -> Schema | None:
 def parse_avro_schema(schema: Schema, client: Any) -> Any:
     """fastavro's parsed form of ``schema``, its references fetched (each subject version once)."""
     named: dict[str, Any] = {}
-    seen: set[tuple[str, int]] = set()
-
-    def add_references(refs: Any) -> None:
-        for ref in refs or ():
-            if ref.subject is None or ref.version is None:
-                raise SerializationError(f"schema reference {ref.name!r} lacks subject or version")
-            key = (ref.subject, int(ref.version))
-            if key in seen:
-                continue
-            seen.add(key)
-            if client is None:
-                raise SerializationValueError(
-                    f"schema references {ref.subject} version {ref.version} but no "
-                    "SchemaRegistryClient was given to fetch it"
-                )
-            referenced = client.get_version(ref.subject, ref.version, True)
-            add_references(referenced.schema.references)
-            parse_schema(json.loads(referenced.schema.schema_str), named_schemas=named)
-
-    add_references(schema.references)
+    no_client = (
+        "schema references {subject} version {version} but no SchemaRegistryClient was given "
+        "to fetch it"
+    )
+    for _, referenced in referenced_schemas(schema, client, no_client):
+        parse_schema(json.loads(referenced.schema_str), named_schemas=named)
     if schema.schema_str is None:
         raise SerializationError("schema has no schema string")
     parsed = parse_schema(json.loads(schema.schema_str), named_schemas=named)
