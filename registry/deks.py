@@ -64,6 +64,10 @@ def dek_generation_failed(message: str) -> errors.RegistryError:
     return errors.RegistryError(50070, message)
 
 
+def too_many_keys(max_keys: int) -> errors.RegistryError:
+    return errors.RegistryError(40972, f"A maximum of {max_keys} keys already exist")
+
+
 # ---- validation (DekRegistryResource.checkName / checkSubject) --------------------------------
 
 
@@ -99,6 +103,20 @@ def algorithm_param(value: str | None) -> str:
 
 def _index(reg: Registry) -> KeyIndex:
     return reg.state.encryption_keys
+
+
+def check_room(reg: Registry, kind: str) -> None:
+    """Confluent's cap (``dek.registry.max.keys``): a KEK or DEK is refused once more than the
+    maximum of that kind are stored, soft-deleted ones included (Confluent compares its count
+    with ``>``, so the maximum plus one can exist)."""
+    index = _index(reg)
+    if kind == "KEK":
+        count = len(index.keks)
+    else:
+        count = sum(len(versions) for versions in index.deks.values())
+    limit = reg.settings.dek_registry_max_keys
+    if count > limit:
+        raise too_many_keys(limit)
 
 
 def _kek_or_404(reg: Registry, name: str, deleted: bool) -> Kek:
@@ -138,6 +156,7 @@ def create_kek(reg: Registry, body: dict[str, Any]) -> dict[str, Any]:
     )
 
     def decide() -> tuple[list[Draft], None]:
+        check_room(reg, "KEK")
         old = _index(reg).keks.get(name)
         # creating a soft-deleted KEK again with the same content undeletes it
         if old is not None and (old.deleted == new.deleted or not old.equivalent(new)):
@@ -268,10 +287,12 @@ def create_dek(
     if material is None:
         if not kek.shared:
             raise invalid_key("encryptedKeyMaterial")
+        check_room(reg, "DEK")  # before asking the KMS for a key that would be refused
         material = _generate_encrypted_dek(kek, algorithm, subject)
     new = Dek(kek_name, subject, algorithm, version, material, deleted)
 
     def decide() -> tuple[list[Draft], None]:
+        check_room(reg, "DEK")
         old = _index(reg).dek(kek_name, subject, algorithm, version, True)
         if old is not None and (old.deleted == new.deleted or not old.equivalent(new)):
             raise already_exists(subject)

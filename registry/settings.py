@@ -54,6 +54,9 @@ class Settings:
     #: seconds (CPU, and wall-clock since the work began) one request may spend parsing and
     #: checking schemas before it is refused (422 naming this setting); 0: unlimited
     max_schema_work_seconds: float = 1.5
+    #: most KEKs, and most DEKs, the DEK registry holds (Confluent's dek.registry.max.keys;
+    #: soft-deleted keys count): a create beyond it is refused with 409, error_code 40972
+    dek_registry_max_keys: int = 20_000
     #: Protobuf texts of at least this many bytes are compiled by protoc in a child process,
     #: killed when the request's schema work allowance runs out or its client goes away (protoc
     #: in-process cannot be interrupted and holds the GIL); 0: every text in-process

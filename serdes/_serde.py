@@ -13,7 +13,12 @@ from typing import Any
 from confluent_kafka.serialization import SerializationContext
 
 from serdes import wire
-from serdes.errors import SchemaRegistryError, SerializationError, UnknownSchemaError
+from serdes.errors import (
+    SchemaRegistryError,
+    SerializationError,
+    SerializationValueError,
+    UnknownSchemaError,
+)
 from serdes.schema import RegisteredSchema, Schema
 from serdes.strategies import resolve_strategy
 
@@ -24,6 +29,7 @@ __all__ = [
     "call_dict_hook",
     "check_no_rules",
     "fetch_writer_schema",
+    "referenced_schemas",
     "register_or_lookup",
     "subject_or_none",
 ]
@@ -217,3 +223,33 @@ def subject_or_none(
     if ctx is None:
         return None
     return fn(ctx, record_name)
+
+
+def referenced_schemas(schema: Schema, client: Any, no_client: str) -> list[tuple[Any, Schema]]:
+    """``schema``'s references and theirs, each subject version fetched once, dependencies
+    before the schemas that use them: ``(reference, referenced schema)`` pairs.
+
+    ``no_client`` is the message when there are references but no client to fetch them
+    (``{subject}`` and ``{version}`` in it name the first reference).
+    """
+    found: list[tuple[Any, Schema]] = []
+    seen: set[tuple[str, int]] = set()
+
+    def add(refs: Any) -> None:
+        for ref in refs or ():
+            if ref.subject is None or ref.version is None:
+                raise SerializationError(f"schema reference {ref.name!r} lacks subject or version")
+            key = (ref.subject, int(ref.version))
+            if key in seen:
+                continue
+            seen.add(key)
+            if client is None:
+                raise SerializationValueError(
+                    no_client.format(subject=ref.subject, version=ref.version)
+                )
+            referenced = client.get_version(ref.subject, ref.version, True)
+            add(referenced.schema.references)
+            found.append((ref, referenced.schema))
+
+    add(schema.references)
+    return found

@@ -9,6 +9,7 @@ Same classes, fields and JSON names as confluent-kafka's (``Association``,
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -197,3 +198,15 @@ class AssociationResponse:
             **_resource_args(src),
             associations=[AssociationInfo.from_dict(a) for a in found] if found else None,
         )
+
+
+def association_query(
+    resource_type: str | None, association_types: Iterable[str] | None
+) -> list[tuple[str, Any]]:
+    """The ``resourceType`` / repeated ``associationType`` query of the association calls."""
+    query: list[tuple[str, Any]] = []
+    if resource_type is not None:
+        query.append(("resourceType", resource_type))
+    for kind in association_types or ():
+        query.append(("associationType", kind))
+    return query

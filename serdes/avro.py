@@ -15,7 +15,6 @@ that matches its schema the bytes are exactly confluent-kafka's.
 from __future__ import annotations
 
 import io
-import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +26,6 @@ from confluent_kafka.serialization import (
     Serializer,
 )
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
-from fastavro.validation import validate
 
 from serdes import wire
 from serdes._async.serde import AsyncDeserializer, AsyncSerializer
@@ -40,7 +38,16 @@ from serdes._serde import (
     register_or_lookup,
     subject_or_none,
 )
-from serdes.errors import SerializationError, SerializationValueError, like
+from serdes.avro_guard import compile_guard, mismatch
+from serdes.avro_schema import (
+    SCHEMA_TYPE,
+    as_schema,
+    is_bytes_schema,
+    named_schemas,
+    parse_avro_schema,
+    record_name,
+)
+from serdes.errors import SerializationError, like
 from serdes.rules.context import set_original_key
 from serdes.rules.engine import RuleRunner
 from serdes.rules.plan import read_plan, write_plan
@@ -55,7 +62,6 @@ __all__ = [
     "parse_avro_schema",
 ]
 
-_SCHEMA_TYPE = "AVRO"
 _BytesIO = io.BytesIO
 _VALUE = MessageField.VALUE
 _KEY = MessageField.KEY
@@ -98,327 +104,6 @@ _WRITE_OPTIONS = {"strict": False, "strict_allow_default": False, "disable_tuple
 _write_data = _probe_write_data()
 
 
-def _schema_loads(schema_str: str) -> Schema:
-    """A declaration as confluent-kafka registers it: a bare primitive becomes ``{"type": ...}``."""
-    text = schema_str.strip()
-    if text and text[0] not in "{[":
-        text = '{"type":' + text + "}"
-    return Schema(text, schema_type=_SCHEMA_TYPE)
-
-
-def _as_schema(value: Any) -> Schema | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return _schema_loads(value)
-    if isinstance(value, Schema):
-        return value
-    if hasattr(value, "schema_str") and hasattr(value, "to_dict"):  # confluent-kafka's Schema
-        return Schema.from_dict(value.to_dict())
-    raise TypeError("You must pass either schema string or schema object")
-
-
-def parse_avro_schema(schema: Schema, client: Any) -> Any:
-    """fastavro's parsed form of ``schema``, its references fetched (each subject version once)."""
-    named: dict[str, Any] = {}
-    seen: set[tuple[str, int]] = set()
-
-    def add_references(refs: Any) -> None:
-        for ref in refs or ():
-            if ref.subject is None or ref.version is None:
-                raise SerializationError(f"schema reference {ref.name!r} lacks subject or version")
-            key = (ref.subject, int(ref.version))
-            if key in seen:
-                continue
-            seen.add(key)
-            if client is None:
-                raise SerializationValueError(
-                    f"schema references {ref.subject} version {ref.version} but no "
-                    "SchemaRegistryClient was given to fetch it"
-                )
-            referenced = client.get_version(ref.subject, ref.version, True)
-            add_references(referenced.schema.references)
-            parse_schema(json.loads(referenced.schema.schema_str), named_schemas=named)
-
-    add_references(schema.references)
-    if schema.schema_str is None:
-        raise SerializationError("schema has no schema string")
-    parsed = parse_schema(json.loads(schema.schema_str), named_schemas=named)
-    if isinstance(parsed, list):
-        # A top-level union has no place for fastavro's named types, and fastavro re-parses a
-        # list on every read: inline each named type where first used, so it stands alone.
-        return _ParsedUnion(parse_schema(_inline_named(parsed, named, set())), named)
-    return parsed
-
-
-def _inline_named(node: Any, named: dict[str, Any], defined: set[str]) -> Any:
-    """``node`` with each named type's definition put where it is first referenced."""
-    if isinstance(node, str):
-        if node in named and node not in defined:
-            defined.add(node)
-            return _inline_named(named[node], named, defined)
-        return node
-    if isinstance(node, list):
-        return [_inline_named(item, named, defined) for item in node]
-    if isinstance(node, dict):
-        name = node.get("name")
-        if node.get("type") in ("record", "error", "enum", "fixed") and isinstance(name, str):
-            defined.add(name)
-        out = {}
-        for key, value in node.items():
-            if key.startswith("__"):
-                continue
-            if key in ("type", "items", "values"):
-                value = _inline_named(value, named, defined)
-            elif key == "fields":
-                value = [{**f, "type": _inline_named(f["type"], named, defined)} for f in value]
-            out[key] = value
-        return out
-    return node
-
-
-class _ParsedUnion(list):
-    """fastavro's parsed top-level union, with the named types (references included) it needs."""
-
-    def __init__(self, branches: list[Any], named: dict[str, Any]) -> None:
-        super().__init__(branches)
-        self.named_schemas = named
-
-
-def _record_name(schema: Schema, parsed: Any) -> str | None:
-    if isinstance(parsed, dict):
-        declared = json.loads(schema.schema_str or "null")
-        fallback = declared.get("type") if isinstance(declared, dict) else None
-        return parsed.get("name", fallback)
-    return None
-
-
-def _is_bytes(parsed: Any) -> bool:
-    return parsed == "bytes" or (isinstance(parsed, dict) and parsed.get("type") == "bytes")
-
-
-# -- the guard: values fastavro would write wrongly without an error ----------------------------
-
-_FLOAT_MAX = 3.4028234663852886e38
-
-
-def _not_int(value: Any, path: str, kind: str) -> None:
-    if isinstance(value, int):  # bool and int subclasses: exact
-        return
-    if isinstance(value, float):
-        raise SerializationValueError(
-            f"field {path}: {value!r} is a float but the schema says {kind}; it would be "
-            f"written truncated to {int(value)}"
-        )
-    # Anything else: fastavro raises its own error, which says the field.
-
-
-def _int_range(value: int, path: str) -> None:
-    raise SerializationValueError(
-        f"field {path}: {value} does not fit an Avro int (32 bits); the schema says int, not long"
-    )
-
-
-def _not_bool(value: Any, path: str, present: bool = True) -> None:
-    if not present:  # missing field: fastavro uses the default or says there is none
-        return
-    if value.__class__ is int and value in (0, 1):
-        return
-    raise SerializationValueError(
-        f"field {path}: {value!r} ({type(value).__name__}) is not a boolean; it would be "
-        f"written as {bool(value)}"
-    )
-
-
-def _float_range(value: float, path: str) -> None:
-    raise SerializationValueError(
-        f"field {path}: {value!r} is beyond the range of an Avro float (32 bits); it would be "
-        "written as infinity"
-    )
-
-
-class _GuardBuilder:
-    """Generates Python source checking just the silently-coerced scalar cases of a schema.
-
-    Nested records are inlined (one function per recursive record type), so a record costs a
-    ``dict.get`` and a class test per checked field and nothing for the others.
-    """
-
-    def __init__(self, named: dict[str, Any]) -> None:
-        self.named = named
-        self.functions: dict[str, list[str]] = {}
-        self.fn_names: dict[str, str] = {}
-        self.counter = 0
-
-    def var(self) -> str:
-        self.counter += 1
-        return f"v{self.counter}"
-
-    def check(
-        self,
-        schema: Any,
-        var: str,
-        path: str,
-        indent: str,
-        stack: tuple[str, ...],
-        present: str = "True",
-    ) -> list[str]:
-        """Lines checking ``var`` against ``schema`` (none when nothing can go silently wrong)."""
-        if isinstance(schema, str):
-            if schema in self.named:
-                return self.check(self.named[schema], var, path, indent, stack, present)
-            return self._scalar(schema, var, path, indent, present)
-        if isinstance(schema, list):
-            branches = [b for b in schema if b != "null"]
-            if len(branches) == 1 and len(schema) == 2:
-                inner = self.check(branches[0], var, path, indent + "    ", stack)
-                if inner:
-                    return [f"{indent}if {var} is not None:", *inner]
-            return []
-        if not isinstance(schema, dict) or "logicalType" in schema:
-            return []
-        kind = schema.get("type")
-        if kind in ("record", "error"):
-            return self._record(schema, var, indent, stack)
-        if kind in ("array", "map"):
-            item = self.var()
-            inner = self.check(
-                schema["items" if kind == "array" else "values"],
-                item,
-                path + ("[]" if kind == "array" else "{}"),
-                indent + "        ",
-                stack,
-            )
-            if not inner:
-                return []
-            cls, source = ("list", var) if kind == "array" else ("dict", f"{var}.values()")
-            return [
-                f"{indent}if {var}.__class__ is {cls}:",
-                f"{indent}    for {item} in {source}:",
-                *inner,
-            ]
-        if isinstance(kind, str) and kind in ("int", "long", "boolean", "float"):
-            return self._scalar(kind, var, path, indent, present)
-        if isinstance(kind, (dict, list)):
-            return self.check(kind, var, path, indent, stack, present)
-        return []
-
-    def _record(
-        self, schema: dict[str, Any], var: str, indent: str, stack: tuple[str, ...]
-    ) -> list[str]:
-        name = schema["name"]
-        if name in stack:  # recursive type: a function calling itself
-            fn = self._function(schema)
-            return (
-                [f"{indent}if {var}.__class__ is dict:", f"{indent}    {fn}({var})"] if fn else []
-            )
-        body: list[str] = []
-        for field in schema["fields"]:
-            item = self.var()
-            lines = self.check(
-                field["type"],
-                item,
-                f"{name}.{field['name']}",
-                indent + "    ",
-                (*stack, name),
-                f"{field['name']!r} in {var}",
-            )
-            if lines:
-                body.append(f"{indent}    {item} = {var}.get({field['name']!r})")
-                body.extend(lines)
-        if not body:
-            return []
-        return [f"{indent}if {var}.__class__ is dict:", *body]
-
-    def _function(self, schema: dict[str, Any]) -> str | None:
-        name = schema["name"]
-        if name in self.fn_names:
-            return self.fn_names[name] or None
-        fn = f"_check_{len(self.fn_names)}"
-        self.fn_names[name] = fn
-        body = self._record(schema, "d", "    ", ())
-        if not body:
-            self.fn_names[name] = ""
-            return None
-        self.functions[fn] = [f"def {fn}(d):", *body]
-        return fn
-
-    @staticmethod
-    def _scalar(kind: str, var: str, path: str, indent: str, present: str) -> list[str]:
-        p = repr(path)
-        if kind == "int":
-            return [
-                f"{indent}if {var}.__class__ is not int:",
-                f"{indent}    _not_int({var}, {p}, 'int')",
-                f"{indent}elif not -2147483648 <= {var} <= 2147483647:",
-                f"{indent}    _int_range({var}, {p})",
-            ]
-        if kind == "long":
-            return [
-                f"{indent}if {var}.__class__ is not int:",
-                f"{indent}    _not_int({var}, {p}, 'long')",
-            ]
-        if kind == "boolean":
-            return [
-                f"{indent}if {var}.__class__ is not bool:",
-                f"{indent}    _not_bool({var}, {p}, {present})",
-            ]
-        if kind == "float":
-            return [
-                f"{indent}if {var}.__class__ is float and {_FLOAT_MAX!r} < abs({var}) < _INF:",
-                f"{indent}    _float_range({var}, {p})",
-            ]
-        return []
-
-
-def named_schemas(parsed: Any) -> dict[str, Any]:
-    """The named types of a parsed schema; a top-level union's come from its branches."""
-    if isinstance(parsed, dict):
-        return dict(parsed.get("__named_schemas", {}))
-    named: dict[str, Any] = dict(getattr(parsed, "named_schemas", {}))
-    if isinstance(parsed, list):
-        for branch in parsed:
-            if isinstance(branch, dict):
-                named.update(branch.get("__named_schemas", {}))
-    return named
-
-
-def compile_guard(parsed: Any) -> Callable[[Any], None] | None:
-    """A function raising ``SerializationError`` for values fastavro would write wrongly."""
-    named = named_schemas(parsed)
-    builder = _GuardBuilder(named)
-    top = builder.check(parsed, "d", "", "    ", ())
-    if not top:
-        return None
-    source = "".join("\n".join(lines) + "\n\n" for lines in builder.functions.values())
-    source += "def _guard(d):\n" + "\n".join(top) + "\n"
-    namespace: dict[str, Any] = {
-        "_not_int": _not_int,
-        "_int_range": _int_range,
-        "_not_bool": _not_bool,
-        "_float_range": _float_range,
-        "_INF": float("inf"),
-    }
-    exec(compile(source, "<serdes.avro guard>", "exec"), namespace)
-    guard = namespace["_guard"]
-    guard.source = source
-    return guard
-
-
-def _mismatch(value: Any, parsed: Any, exc: BaseException) -> SerializationError:
-    """The record does not match the schema: say which field, from fastavro's validator."""
-    detail = f"{type(exc).__name__}: {exc}"
-    try:
-        validate(value, parsed, raise_errors=True)
-    except Exception as verr:  # fastavro.validation.ValidationError lists the field paths
-        errors = getattr(verr, "errors", None)
-        detail = "; ".join(str(e) for e in errors) if errors else str(verr)
-    # confluent-kafka lets fastavro's ValueError/TypeError through: ours is catchable as those.
-    err = like(exc, f"record does not match the Avro schema: {detail}")
-    err.__cause__ = exc
-    return err
-
-
 class _Writer:
     """Per subject: the framing prefix (or SchemaId for other id serializers) and the schema."""
 
@@ -429,7 +114,7 @@ class _Writer:
         self.named = named_schemas(parsed)
         self.schema_id = schema_id
         self.prefix = prefix
-        self.is_bytes = _is_bytes(parsed)
+        self.is_bytes = is_bytes_schema(parsed)
         self.guard = compile_guard(parsed)
         self.rules: Any = None  # a serdes.rules.plan.WritePlan when the schema has rules
 
@@ -474,13 +159,13 @@ class AvroSerializer(Serializer):
                 "to_dict(object, SerializationContext)->dict"
             )
         self._to_dict = to_dict
-        self._schema = _as_schema(schema_str)
+        self._schema = as_schema(schema_str)
         self._parsed_cache: dict[Schema, Any] = {}
         self._lock = threading.Lock()
         self._writers: dict[str | None, _Writer] = {}
         if self._schema is not None:
             self._parsed = self._parse(self._schema)
-            self._schema_name = _record_name(self._schema, self._parsed)
+            self._schema_name = record_name(self._schema, self._parsed)
         else:
             self._parsed = None
             self._schema_name = None
@@ -528,7 +213,7 @@ class AvroSerializer(Serializer):
             return writer
 
     def _make_writer(self, parsed: Any, schema_id: int | None, guid: str | None) -> _Writer:
-        sid = wire.SchemaId(_SCHEMA_TYPE, schema_id, guid)
+        sid = wire.SchemaId(SCHEMA_TYPE, schema_id, guid)
         prefix = (
             wire.id_prefix(schema_id) if self._conf.prefix_ids and schema_id is not None else None
         )
@@ -612,7 +297,7 @@ class AvroSerializer(Serializer):
         except SerializationError:
             raise
         except Exception as exc:
-            raise _mismatch(value, writer.parsed, exc) from exc
+            raise mismatch(value, writer.parsed, exc) from exc
         return self._framed(writer, body, ctx)
 
     def _framed(self, writer: _Writer, body: bytes, ctx: SerializationContext | None) -> bytes:
@@ -630,7 +315,7 @@ class _Reader:
         self.writer = writer
         self.reader = reader
         self.label = label
-        self.is_bytes = _is_bytes(writer)
+        self.is_bytes = is_bytes_schema(writer)
         self.rules: Any = None  # a serdes.rules.plan.ReadPlan when there are rules to run
 
 
@@ -648,6 +333,21 @@ def _left_over(reader: _Reader, end: int, size: int) -> SerializationError:
         f"left over after the record (bytes {end}-{size - 1}); it was written with a different "
         "schema"
     )
+
+
+def _read(reader: _Reader, data: bytes, offset: int, return_record_name: bool) -> Any:
+    """The value encoded in ``data`` from ``offset`` on (all of it: bytes left over fail)."""
+    if reader.is_bytes:
+        return bytes(data[offset:])
+    stream = _BytesIO(data)
+    stream.seek(offset)
+    try:
+        value = schemaless_reader(stream, reader.writer, reader.reader, return_record_name)
+    except Exception as exc:
+        raise _undecodable(reader, exc) from exc
+    if stream.tell() != len(data):
+        raise _left_over(reader, stream.tell(), len(data))
+    return value
 
 
 class AvroDeserializer(Deserializer):
@@ -674,7 +374,7 @@ class AvroDeserializer(Deserializer):
         self._registry = schema_registry_client
         self._conf = SerdeConf(conf, self._default_conf, schema_registry_client, serializer=False)
         self._rules = RuleRunner(schema_registry_client, rule_conf, rule_registry)
-        self._schema = _as_schema(schema_str)
+        self._schema = as_schema(schema_str)
         self._parsed_cache: dict[Schema, Any] = {}
         self._reader_schema = self._parse(self._schema) if self._schema is not None else None
         if from_dict is not None and not callable(from_dict):
@@ -714,19 +414,9 @@ class AvroDeserializer(Deserializer):
             # Steady state: the 5-byte frame (magic 0 and id) names the reader.
             reader = self._fast.get(data[:5])
             if reader is not None:
-                if reader.is_bytes or self._from_dict is not None:
+                if self._from_dict is not None:
                     return self._decode(reader, data, 5, ctx)
-                stream = _BytesIO(data)
-                stream.seek(5)
-                try:
-                    value = schemaless_reader(
-                        stream, reader.writer, reader.reader, self._return_record_name
-                    )
-                except Exception as exc:
-                    raise _undecodable(reader, exc) from exc
-                if stream.tell() != len(data):
-                    raise _left_over(reader, stream.tell(), len(data))
-                return value
+                return _read(reader, data, 5, self._return_record_name)
         return self._deserialize(data, ctx)
 
     def _deserialize(self, data: bytes, ctx: SerializationContext | None) -> Any:
@@ -738,7 +428,7 @@ class AvroDeserializer(Deserializer):
             else:
                 frame = wire.read_frame(data)
         else:
-            sid = wire.SchemaId(_SCHEMA_TYPE)
+            sid = wire.SchemaId(SCHEMA_TYPE)
             rest = self._conf.schema_id_deserializer(data, ctx, sid)
             frame = wire.Frame(sid.id, sid.guid, None, 0)
             data = rest.read() if hasattr(rest, "read") else bytes(rest)
@@ -807,19 +497,7 @@ class AvroDeserializer(Deserializer):
             if plan.has_encoding:
                 data = plan.encoding(ctx, subject, bytes(data[offset:]), original)
                 offset = 0
-        if reader.is_bytes:
-            value: Any = bytes(data[offset:])
-        else:
-            stream = _BytesIO(data)
-            stream.seek(offset)
-            try:
-                value = schemaless_reader(
-                    stream, reader.writer, reader.reader, self._return_record_name
-                )
-            except Exception as exc:
-                raise _undecodable(reader, exc) from exc
-            if stream.tell() != len(data):
-                raise _left_over(reader, stream.tell(), len(data))
+        value = _read(reader, data, offset, self._return_record_name)
         if plan is not None:
             value = plan.decoded(ctx, subject, value, original)
         if self._from_dict is not None:

@@ -1,10 +1,8 @@
 """A Schema Registry REST client with confluent-kafka's configuration keys and method names.
 
-Transport: urllib3 connection pools (measured ~1.3-1.6x the request rate of httpx against our
-server on loopback; the REST calls are off the hot path anyway). Each base URL is tried in
-turn; on one URL, transport errors and HTTP 408/429/500/502/503/504 are retried up to
-``max.retries`` times with full-jitter exponential backoff (``retries.wait.ms`` doubling, at
-most ``retries.max.wait.ms``), then the next URL is tried. Other statuses fail at once.
+Transport (``serdes.transport``): urllib3 connection pools (measured ~1.3-1.6x the request rate
+of httpx against our server on loopback; the REST calls are off the hot path anyway), failover
+across URLs, retries with backoff, auth and TLS.
 
 Caches (thread-safe: one lock for writes, lock-free dict reads):
 - id -> schema, GUID -> schema, (subject, schema) -> registered id, (subject, version) -> schema:
@@ -16,28 +14,20 @@ Steady-state serializing and deserializing therefore makes no HTTP call.
 
 from __future__ import annotations
 
-import base64
-import random
-import ssl
 import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, Literal
-from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
 
-import orjson
-import urllib3
-
-from serdes._bearer import build_bearer, normalize_identity_pool
+from serdes._bearer import normalize_identity_pool
 from serdes.associations import (
     Association,
     AssociationCreateOrUpdateInfo,
     AssociationCreateOrUpdateRequest,
     AssociationInfo,
     AssociationResponse,
+    association_query,
 )
-from serdes.errors import SchemaRegistryError
+from serdes.bounded_cache import BoundedCache
 from serdes.schema import (
     ConfigCompatibilityLevel,
     Metadata,
@@ -48,6 +38,7 @@ from serdes.schema import (
     SchemaVersion,
     ServerConfig,
 )
+from serdes.transport import Transport, bool_param, is_mock, quote_segment
 
 __all__ = [
     "Association",
@@ -66,242 +57,6 @@ __all__ = [
     "ServerConfig",
     "normalize_identity_pool",
 ]
-
-_RETRIABLE = frozenset((408, 429, 500, 502, 503, 504))
-_ACCEPT = (
-    "application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json, application/json"
-)
-_CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
-_CLIENT_VERSION = "python/serdes-0.1"
-
-
-def _q(segment: str) -> str:
-    return quote(segment, safe="")
-
-
-def _flag(value: bool) -> str:
-    return "true" if value else "false"
-
-
-class _BoundedCache:
-    """LRU with an optional time to live; guarded by the caller's lock."""
-
-    def __init__(self, capacity: int, ttl: float | None) -> None:
-        self.capacity = max(1, capacity)
-        self.ttl = ttl
-        self._items: OrderedDict[Any, tuple[float, Any]] = OrderedDict()
-
-    def get(self, key: Any) -> Any:
-        item = self._items.get(key)
-        if item is None:
-            return None
-        expires, value = item
-        if self.ttl is not None and time.monotonic() >= expires:
-            del self._items[key]
-            return None
-        self._items.move_to_end(key)
-        return value
-
-    def put(self, key: Any, value: Any) -> None:
-        expires = time.monotonic() + self.ttl if self.ttl is not None else 0.0
-        self._items[key] = (expires, value)
-        self._items.move_to_end(key)
-        while len(self._items) > self.capacity:
-            self._items.popitem(last=False)
-
-    def discard_where(self, pred: Callable[[Any], bool]) -> None:
-        for key in [k for k in self._items if pred(k)]:
-            del self._items[key]
-
-    def clear(self) -> None:
-        self._items.clear()
-
-
-def _number(conf: dict[str, Any], key: str, default: float | None) -> float | None:
-    value = conf.pop(key, None)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{key} must be a number, not {type(value)}")
-    return value
-
-
-class _Transport:
-    """Requests with failover across URLs, retries with backoff, auth and TLS."""
-
-    def __init__(self, conf: dict[str, Any]) -> None:
-        url = conf.pop("url", None)
-        if url is None:
-            raise ValueError("Missing required configuration property url")
-        if not isinstance(url, str):
-            raise TypeError(f"url must be a str, not {type(url)}")
-        userinfo: tuple[str, str] | None = None
-        self.base_urls: list[str] = []
-        for raw in url.split(","):
-            if raw.strip().startswith("mock://"):  # the in-memory registry (mock_client)
-                self.base_urls.append(raw.strip())
-                continue
-            raw = raw.strip().rstrip("/")
-            if not raw:
-                continue
-            if not raw.startswith(("http://", "https://")):
-                raise ValueError(f"Invalid url {raw}")
-            parts = urlsplit(raw)
-            if parts.username is not None and userinfo is None:
-                userinfo = (unquote(parts.username), unquote(parts.password or ""))
-            netloc = parts.hostname or ""
-            if ":" in netloc:
-                netloc = f"[{netloc}]"
-            if parts.port is not None:
-                netloc += f":{parts.port}"
-            self.base_urls.append(urlunsplit((parts.scheme, netloc, parts.path, "", "")))
-        if not self.base_urls:
-            raise ValueError("Missing required configuration property url")
-
-        conf.pop("basic.auth.credentials.source", None)
-        if "basic.auth.user.info" in conf:
-            if userinfo is not None:
-                raise ValueError(
-                    "basic.auth.user.info configured with userinfo credentials in "
-                    "the URL. Remove userinfo credentials from the url or remove "
-                    "basic.auth.user.info from the configuration"
-                )
-            pair = str(conf.pop("basic.auth.user.info")).split(":", 1)
-            if len(pair) != 2:
-                raise ValueError(
-                    "basic.auth.user.info must be in the form of {username}:{password}"
-                )
-            userinfo = (pair[0], pair[1])
-        self.base_headers: dict[str, str] = {
-            "Accept": _ACCEPT,
-            "Confluent-Client-Version": _CLIENT_VERSION,
-        }
-        if userinfo is not None and userinfo != ("", ""):
-            token = base64.b64encode(f"{userinfo[0]}:{userinfo[1]}".encode()).decode()
-            self.base_headers["Authorization"] = f"Basic {token}"
-
-        timeout = _number(conf, "timeout", None)
-        self.timeout = urllib3.Timeout(total=timeout) if timeout is not None else None
-        self.cache_capacity = int(_number(conf, "cache.capacity", 1000) or 1000)
-        self.cache_latest_ttl_sec = _number(conf, "cache.latest.ttl.sec", None)
-        self.max_retries = int(_number(conf, "max.retries", 3) or 0)
-        self.retries_wait_ms = float(_number(conf, "retries.wait.ms", 1000) or 0)
-        self.retries_max_wait_ms = float(_number(conf, "retries.max.wait.ms", 20000) or 0)
-
-        tls: dict[str, Any] = {}
-        ca = conf.pop("ssl.ca.location", None)
-        key = conf.pop("ssl.key.location", None)
-        key_password = conf.pop("ssl.key.password", None)
-        cert = conf.pop("ssl.certificate.location", None)
-        if (key is not None or key_password is not None) and cert is None:
-            raise ValueError(
-                "ssl.certificate.location required when configuring "
-                "ssl.key.location or ssl.key.password"
-            )
-        if ca is False:
-            tls["cert_reqs"] = ssl.CERT_NONE
-            tls["assert_hostname"] = False
-        elif isinstance(ca, str):
-            tls["ca_cert_dir" if _is_dir(ca) else "ca_certs"] = ca
-        if cert is not None:
-            tls["cert_file"] = cert
-            if key is not None:
-                tls["key_file"] = key
-            if key_password is not None:
-                tls["key_password"] = key_password
-        proxy = conf.pop("proxy", None)
-        # Kept for the async face (serdes._async.transport), which opens its own connections.
-        self.tls: dict[str, Any] = tls
-        self.proxy: str | None = proxy
-        self.sleep: Callable[[float], None] = time.sleep  # the async face awaits instead
-        common = {"maxsize": 8, "retries": False, "timeout": self.timeout, **tls}
-        self.pool: urllib3.PoolManager = (
-            urllib3.ProxyManager(proxy, **common) if proxy else urllib3.PoolManager(**common)
-        )
-
-        source = conf.pop("bearer.auth.credentials.source", None)
-        self.bearer = build_bearer(source, conf, self) if source is not None else None
-
-    def _backoff(self, attempt: int) -> None:
-        ceiling = min(self.retries_wait_ms * (2.0**attempt), self.retries_max_wait_ms)
-        self.sleep(random.random() * ceiling / 1000.0)
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        query: dict[str, Any] | list[tuple[str, Any]] | None = None,
-        body: Any = None,
-    ) -> Any:
-        headers = dict(self.base_headers)
-        payload = None
-        if body is not None:
-            payload = orjson.dumps(body)
-            headers["Content-Type"] = _CONTENT_TYPE
-            headers["Confluent-Accept-Unknown-Properties"] = "true"
-        if self.bearer is not None:
-            headers.update(self.bearer.headers())
-        target = path
-        if query:
-            target += ("&" if "?" in path else "?") + urlencode(query, doseq=True)
-
-        last_status: int | None = None
-        last_body = b""
-        last_error: Exception | None = None
-        for base in self.base_urls:
-            url = f"{base}/{target}"
-            for attempt in range(self.max_retries + 1):
-                try:
-                    resp = self.pool.request(method, url, body=payload, headers=headers)
-                except urllib3.exceptions.HTTPError as exc:
-                    last_error, last_status = exc, None
-                    if attempt < self.max_retries:
-                        self._backoff(attempt)
-                        continue
-                    break
-                status = resp.status
-                if 200 <= status < 300:
-                    if status == 204 or not resp.data:
-                        return None
-                    return orjson.loads(resp.data)
-                last_status, last_body, last_error = status, resp.data, None
-                if status not in _RETRIABLE:
-                    raise _registry_error(status, last_body)
-                if attempt < self.max_retries:
-                    self._backoff(attempt)
-                    continue
-                break
-        if last_status is not None:
-            raise _registry_error(last_status, last_body)
-        raise SchemaRegistryError(
-            -1,
-            -1,
-            f"could not reach the Schema Registry at {', '.join(self.base_urls)}: {last_error}",
-        )
-
-    def close(self) -> None:
-        self.pool.clear()
-
-
-def _is_mock(conf: Any) -> bool:
-    url = conf.get("url") if isinstance(conf, dict) else None
-    return isinstance(url, str) and url.strip().startswith("mock://")
-
-
-def _is_dir(path: str) -> bool:
-    import os
-
-    return os.path.isdir(path)
-
-
-def _registry_error(status: int, data: bytes) -> SchemaRegistryError:
-    try:
-        doc = orjson.loads(data)
-        if isinstance(doc, dict) and "error_code" in doc:
-            return SchemaRegistryError(status, int(doc["error_code"]), str(doc.get("message")))
-    except orjson.JSONDecodeError:
-        pass
-    return SchemaRegistryError(status, -1, f"Unknown Schema Registry Error: {data[:500]!r}")
 
 
 def _body(schema: Any) -> dict[str, Any]:
@@ -331,7 +86,7 @@ class SchemaRegistryClient:
 
     def __new__(cls, conf: dict[str, Any] | None = None, *args: Any, **kwargs: Any) -> Any:
         # ``mock://`` URLs give the in-memory registry (serdes.mock_client), as new_client does.
-        if cls is SchemaRegistryClient and _is_mock(conf):
+        if cls is SchemaRegistryClient and is_mock(conf):
             from serdes.mock_client import MockSchemaRegistryClient
 
             return super().__new__(MockSchemaRegistryClient)
@@ -340,7 +95,7 @@ class SchemaRegistryClient:
     def __init__(self, conf: dict[str, Any]) -> None:
         self._conf = conf
         rest = dict(conf)
-        self._rest = _Transport(rest)
+        self._rest = Transport(rest)
         if rest:
             raise ValueError(f"Unrecognized properties: {', '.join(rest)}")
         self._lock = threading.Lock()
@@ -355,8 +110,8 @@ class SchemaRegistryClient:
         self._by_subject_id: dict[tuple[str, int], RegisteredSchema] = {}
         capacity = self._rest.cache_capacity
         ttl = self._rest.cache_latest_ttl_sec
-        self._latest = _BoundedCache(capacity, ttl)
-        self._latest_meta = _BoundedCache(capacity, ttl)
+        self._latest = BoundedCache(capacity, ttl)
+        self._latest_meta = BoundedCache(capacity, ttl)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -422,8 +177,8 @@ class SchemaRegistryClient:
             return cached
         resp = self._rest.request(
             "POST",
-            f"subjects/{_q(subject_name)}/versions",
-            {"normalize": _flag(normalize_schemas)},
+            f"subjects/{quote_segment(subject_name)}/versions",
+            {"normalize": bool_param(normalize_schemas)},
             _body(schema),
         )
         answered = RegisteredSchema.from_dict(resp)
@@ -491,7 +246,7 @@ class SchemaRegistryClient:
             if hit is not None:
                 return hit
         query = {"format": fmt} if fmt is not None else None
-        resp = self._rest.request("GET", f"schemas/guids/{_q(guid)}", query)
+        resp = self._rest.request("GET", f"schemas/guids/{quote_segment(guid)}", query)
         rs = RegisteredSchema.from_dict(resp)
         if fmt is None:
             with self._lock:
@@ -539,10 +294,15 @@ class SchemaRegistryClient:
             cached = self._looked_up.get(key)
             if cached is not None:
                 return cached
-        query: dict[str, Any] = {"normalize": _flag(normalize_schemas), "deleted": _flag(deleted)}
+        query: dict[str, Any] = {
+            "normalize": bool_param(normalize_schemas),
+            "deleted": bool_param(deleted),
+        }
         if fmt is not None:
             query["format"] = fmt
-        resp = self._rest.request("POST", f"subjects/{_q(subject_name)}", query, _body(schema))
+        resp = self._rest.request(
+            "POST", f"subjects/{quote_segment(subject_name)}", query, _body(schema)
+        )
         answered = RegisteredSchema.from_dict(resp)
         rs = RegisteredSchema(
             schema_id=answered.schema_id,
@@ -573,8 +333,8 @@ class SchemaRegistryClient:
         limit: int = -1,
     ) -> list[str]:
         query: dict[str, Any] = {
-            "deleted": _flag(deleted),
-            "deleted_only": _flag(deleted_only),
+            "deleted": bool_param(deleted),
+            "deleted_only": bool_param(deleted_only),
             "offset": offset,
             "limit": limit,
         }
@@ -584,7 +344,7 @@ class SchemaRegistryClient:
 
     def delete_subject(self, subject_name: str, permanent: bool = False) -> list[int]:
         query = {"permanent": "true"} if permanent else None
-        versions = self._rest.request("DELETE", f"subjects/{_q(subject_name)}", query)
+        versions = self._rest.request("DELETE", f"subjects/{quote_segment(subject_name)}", query)
         with self._lock:
             self._latest.discard_where(lambda k: k == subject_name)
             self._latest_meta.discard_where(lambda k: k[0] == subject_name)
@@ -608,7 +368,9 @@ class SchemaRegistryClient:
         if cached is not None:
             return cached
         query = {"format": fmt} if fmt is not None else None
-        resp = self._rest.request("GET", f"subjects/{_q(subject_name)}/versions/latest", query)
+        resp = self._rest.request(
+            "GET", f"subjects/{quote_segment(subject_name)}/versions/latest", query
+        )
         rs = RegisteredSchema.from_dict(resp)
         with self._lock:
             self._latest.put(key, rs)
@@ -628,12 +390,12 @@ class SchemaRegistryClient:
             cached = self._latest_meta.get(key)
         if cached is not None:
             return cached
-        query: list[tuple[str, Any]] = [("deleted", _flag(deleted))]
+        query: list[tuple[str, Any]] = [("deleted", bool_param(deleted))]
         if fmt is not None:
             query.append(("format", fmt))
         query.extend(("key", k) for k in metadata)
         query.extend(("value", v) for v in metadata.values())
-        resp = self._rest.request("GET", f"subjects/{_q(subject_name)}/metadata", query)
+        resp = self._rest.request("GET", f"subjects/{quote_segment(subject_name)}/metadata", query)
         rs = RegisteredSchema.from_dict(resp)
         with self._lock:
             self._latest_meta.put(key, rs)
@@ -651,11 +413,13 @@ class SchemaRegistryClient:
             cached = self._by_version.get((subject_name, int(version)))
             if cached is not None:
                 return cached
-        query: dict[str, Any] = {"deleted": _flag(deleted)}
+        query: dict[str, Any] = {"deleted": bool_param(deleted)}
         if fmt is not None:
             query["format"] = fmt
         resp = self._rest.request(
-            "GET", f"subjects/{_q(subject_name)}/versions/{_q(str(version))}", query
+            "GET",
+            f"subjects/{quote_segment(subject_name)}/versions/{quote_segment(str(version))}",
+            query,
         )
         rs = RegisteredSchema.from_dict(resp)
         if fmt is None:
@@ -671,7 +435,7 @@ class SchemaRegistryClient:
     ) -> list[int]:
         return self._rest.request(
             "GET",
-            f"subjects/{_q(subject_name)}/versions/{_q(str(version))}/referencedby",
+            f"subjects/{quote_segment(subject_name)}/versions/{quote_segment(str(version))}/referencedby",
             {"offset": offset, "limit": limit},
         )
 
@@ -684,17 +448,19 @@ class SchemaRegistryClient:
         limit: int = -1,
     ) -> list[int]:
         query = {
-            "deleted": _flag(deleted),
-            "deleted_only": _flag(deleted_only),
+            "deleted": bool_param(deleted),
+            "deleted_only": bool_param(deleted_only),
             "offset": offset,
             "limit": limit,
         }
-        return self._rest.request("GET", f"subjects/{_q(subject_name)}/versions", query)
+        return self._rest.request("GET", f"subjects/{quote_segment(subject_name)}/versions", query)
 
     def delete_version(self, subject_name: str, version: int, permanent: bool = False) -> int:
         query = {"permanent": "true"} if permanent else None
         resp = self._rest.request(
-            "DELETE", f"subjects/{_q(subject_name)}/versions/{_q(str(version))}", query
+            "DELETE",
+            f"subjects/{quote_segment(subject_name)}/versions/{quote_segment(str(version))}",
+            query,
         )
         with self._lock:
             self._latest.discard_where(lambda k: k == subject_name)
@@ -717,13 +483,14 @@ class SchemaRegistryClient:
         normalize: bool = False,
         verbose: bool = False,
     ) -> bool:
-        path = f"compatibility/subjects/{_q(subject_name)}/versions/{_q(str(version))}"
+        subject, ver = quote_segment(subject_name), quote_segment(str(version))
+        path = f"compatibility/subjects/{subject}/versions/{ver}"
         return self._is_compatible(path, schema, normalize, verbose)
 
     def test_compatibility_all_versions(
         self, subject_name: str, schema: Schema, normalize: bool = False, verbose: bool = False
     ) -> bool:
-        path = f"compatibility/subjects/{_q(subject_name)}/versions"
+        path = f"compatibility/subjects/{quote_segment(subject_name)}/versions"
         return self._is_compatible(path, schema, normalize, verbose)
 
     def _is_compatible(self, path: str, schema: Schema, normalize: bool, verbose: bool) -> bool:
@@ -731,7 +498,7 @@ class SchemaRegistryClient:
         resp = self._rest.request(
             "POST",
             path,
-            {"normalize": _flag(normalize), "verbose": _flag(verbose)},
+            {"normalize": bool_param(normalize), "verbose": bool_param(verbose)},
             _body(schema),
         )
         return bool(resp["is_compatible"])
@@ -763,21 +530,26 @@ class SchemaRegistryClient:
         return ServerConfig.from_dict(self._rest.request("GET", path))
 
     def get_mode(self, subject_name: str) -> str:
-        return self._rest.request("GET", f"mode/{_q(subject_name)}")["mode"]
+        return self._rest.request("GET", f"mode/{quote_segment(subject_name)}")["mode"]
 
     def update_mode(self, subject_name: str, mode: str, force: bool = False) -> str:
         return self._rest.request(
-            "PUT", f"mode/{_q(subject_name)}", {"force": _flag(force)}, {"mode": mode}
+            "PUT",
+            f"mode/{quote_segment(subject_name)}",
+            {"force": bool_param(force)},
+            {"mode": mode},
         )["mode"]
 
     def delete_mode(self, subject_name: str) -> str:
-        return self._rest.request("DELETE", f"mode/{_q(subject_name)}")["mode"]
+        return self._rest.request("DELETE", f"mode/{quote_segment(subject_name)}")["mode"]
 
     def get_global_mode(self) -> str:
         return self._rest.request("GET", "mode")["mode"]
 
     def update_global_mode(self, mode: str, force: bool = False) -> str:
-        return self._rest.request("PUT", "mode", {"force": _flag(force)}, {"mode": mode})["mode"]
+        return self._rest.request("PUT", "mode", {"force": bool_param(force)}, {"mode": mode})[
+            "mode"
+        ]
 
     def get_contexts(self, offset: int = 0, limit: int = -1) -> list[str]:
         return self._rest.request("GET", "contexts", {"offset": offset, "limit": limit})
@@ -791,13 +563,15 @@ class SchemaRegistryClient:
         offset: int = 0,
         limit: int = -1,
     ) -> list[Association]:
-        query = _association_filter(resource_type, association_types)
+        query = association_query(resource_type, association_types)
         if offset > 0:
             query.append(("offset", offset))
         if limit >= 1:
             query.append(("limit", limit))
         resp = self._rest.request(
-            "GET", f"associations/resources/{_q(resource_namespace)}/{_q(resource_name)}", query
+            "GET",
+            f"associations/resources/{quote_segment(resource_namespace)}/{quote_segment(resource_name)}",
+            query,
         )
         return [Association.from_dict(a) for a in resp or []]
 
@@ -814,26 +588,14 @@ class SchemaRegistryClient:
         cascade_lifecycle: bool = False,
     ) -> None:
         """``DELETE /associations/resources/{id}`` (all, or only the given types)."""
-        query = [("cascadeLifecycle", _flag(cascade_lifecycle))]
-        query += _association_filter(resource_type, association_types)
-        self._rest.request("DELETE", f"associations/resources/{_q(resource_id)}", query)
+        query = [("cascadeLifecycle", bool_param(cascade_lifecycle))]
+        query += association_query(resource_type, association_types)
+        self._rest.request("DELETE", f"associations/resources/{quote_segment(resource_id)}", query)
 
 
 def _config_path(subject_name: str | None) -> str:
     """``config/{subject}``, or the global ``config`` when no subject is named."""
-    return f"config/{_q(subject_name)}" if subject_name is not None else "config"
-
-
-def _association_filter(
-    resource_type: str | None, association_types: Iterable[str] | None
-) -> list[tuple[str, Any]]:
-    """The ``resourceType`` / repeated ``associationType`` query of the association calls."""
-    query: list[tuple[str, Any]] = []
-    if resource_type is not None:
-        query.append(("resourceType", resource_type))
-    for kind in association_types or ():
-        query.append(("associationType", kind))
-    return query
+    return f"config/{quote_segment(subject_name)}" if subject_name is not None else "config"
 
 
 def _id_listing_query(

@@ -31,9 +31,10 @@ from serdes._serde import (
     SerdeConf,
     call_dict_hook,
     fetch_writer_schema,
+    referenced_schemas,
     register_or_lookup,
 )
-from serdes.errors import SerializationError, SerializationValueError, like
+from serdes.errors import SerializationError, like
 from serdes.rules.context import set_original_key
 from serdes.rules.engine import RuleRunner
 from serdes.rules.plan import read_plan, write_plan
@@ -90,27 +91,15 @@ class _Compiled:
 
 def compile_json_schema(schema: Schema, client: Any) -> _Compiled:
     """Parse ``schema`` and compile its validator with its references (fetched once each)."""
+    no_client = (
+        'schema_registry_client must be provided if "schema_str" is a Schema instance with '
+        "references"
+    )
     resources: list[tuple[str, Any]] = []
-    seen: set[tuple[str, int]] = set()
-
-    def add(refs: Any) -> None:
-        for ref in refs or ():
-            if ref.subject is None or ref.version is None or ref.name is None:
-                raise SerializationError(f"schema reference {ref.name!r} is incomplete")
-            key = (ref.subject, int(ref.version))
-            if key in seen:
-                continue
-            seen.add(key)
-            if client is None:
-                raise SerializationValueError(
-                    'schema_registry_client must be provided if "schema_str" is a Schema '
-                    "instance with references"
-                )
-            referenced = client.get_version(ref.subject, ref.version, True)
-            add(referenced.schema.references)
-            resources.append((ref.name, orjson.loads(referenced.schema.schema_str)))
-
-    add(schema.references)
+    for ref, referenced in referenced_schemas(schema, client, no_client):
+        if ref.name is None:
+            raise SerializationError(f"schema reference to {ref.subject} has no name")
+        resources.append((ref.name, orjson.loads(referenced.schema_str)))
     try:
         doc = orjson.loads(schema.schema_str or "")
     except orjson.JSONDecodeError as exc:

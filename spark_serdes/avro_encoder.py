@@ -38,7 +38,7 @@ from pyspark.sql import types as T
 from serdes import avro as _serdes_avro
 from serdes import wire
 from serdes.errors import SerializationError
-from spark_serdes.avro import _qualified, map_types
+from spark_serdes.avro import _kind, _qualified, map_types
 from spark_serdes.types import _to_sql, named_types
 
 __all__ = [
@@ -67,15 +67,6 @@ def is_raw_bytes(schema: Any) -> bool:
     return schema == "bytes" or (
         isinstance(schema, dict) and schema.get("type") == "bytes" and "logicalType" not in schema
     )
-
-
-def _kind(schema: Any, named: dict[str, Any]) -> str:
-    if isinstance(schema, str):
-        return str(named[schema]["type"]) if schema in named else schema
-    if isinstance(schema, list):
-        return "union"
-    kind = schema["type"]
-    return _kind(kind, named) if isinstance(kind, dict | list) else str(kind)
 
 
 def _branch_name(schema: Any, named: dict[str, Any]) -> str:

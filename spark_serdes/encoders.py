@@ -67,6 +67,7 @@ from serdes.schema import Schema
 from spark_serdes import avro as _avro
 from spark_serdes._registry import client_for, registry_conf
 from spark_serdes.avro_encoder import AvroBatchEncoder, fit_column, is_raw_bytes, qualified_schema
+from spark_serdes.encoder_udf import encoder_udf
 
 __all__ = ["to_confluent_avro", "to_confluent_json", "to_confluent_protobuf"]
 
@@ -353,7 +354,7 @@ def _python_avro(column: Column, writer: Writer, text: str, fitted: bool) -> Col
         build = lambda: AvroBatchEncoder(text, schema_id, label, fitted)  # noqa: E731
         return encoder_for(key, build).encode(values)
 
-    return F.arrow_udf(encode, T.BinaryType())(column)
+    return encoder_udf(encode, column)
 
 
 def to_confluent_protobuf(

@@ -39,6 +39,7 @@ from serdes.json_schema import compile_json_schema
 from serdes.schema import Schema, SchemaReference
 from spark_serdes._registry import client_for
 from spark_serdes.avro_encoder import arrow_to_pylist, spark_type_of
+from spark_serdes.encoder_udf import encoder_udf
 
 __all__ = ["JsonBatchEncoder", "check_json_type", "json_column"]
 
@@ -234,4 +235,4 @@ def json_column(
             encoder.fix = fix
         return encoder.encode(values)
 
-    return F.arrow_udf(encode, T.BinaryType())(column)
+    return encoder_udf(encode, column)

@@ -27,13 +27,13 @@ from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, FileDescriptor
 from google.protobuf.message_factory import GetMessageClass
 from pyspark.sql import Column
-from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from serdes import wire
 from serdes.errors import SerializationError
 from serdes.protobuf import ProtobufDeserializer, _add_builtin, _is_builtin, message_index_path
 from spark_serdes.avro_encoder import _raw_arrow, arrow_to_pylist, spark_type_of
+from spark_serdes.encoder_udf import encoder_udf
 
 __all__ = ["ProtobufBatchEncoder", "protobuf_column"]
 
@@ -383,4 +383,4 @@ def protobuf_column(
             encoder.fix = fix
         return encoder.encode(values)
 
-    return F.arrow_udf(encode, T.BinaryType())(column), indexes
+    return encoder_udf(encode, column), indexes

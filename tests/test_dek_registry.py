@@ -351,3 +351,70 @@ def test_records_written_by_confluent_are_served(tmp_path: Path) -> None:
     dek = index.dek("ck", "t", "AES256_GCM", -1, False)
     assert dek is not None and dek.version == 1 and dek.encrypted_key_material == "AAAA"
     assert dek.ts == 1_700_000_000_002
+
+
+@pytest.fixture
+def capped(tmp_path: Path) -> Iterator[TestClient]:
+    """A registry holding at most 2 KEKs and 2 DEKs (``dek_registry_max_keys=1``: Confluent
+    refuses a create once more than the maximum exist)."""
+    reg = Registry(
+        open_store(f"sqlite:///{tmp_path / 'r.db'}"),
+        Settings(poll_interval=0, dek_registry_max_keys=1),
+    )
+    reg.start()
+    try:
+        with TestClient(create_app(reg, manage_lifecycle=False)) as client:
+            yield client
+    finally:
+        reg.stop()
+
+
+TOO_MANY = {"error_code": 40972, "message": "A maximum of 1 keys already exist"}
+
+
+def test_keks_beyond_the_cap_are_409_40972_and_stored_nothing(capped: TestClient) -> None:
+    assert capped.post(KEKS, json=kek("a")).status_code == 200
+    assert capped.post(KEKS, json=kek("b")).status_code == 200
+    refused = capped.post(KEKS, json=kek("c"))
+    assert (refused.status_code, refused.json()) == (409, TOO_MANY)
+    assert capped.get(KEKS, params={"deleted": "true"}).json() == ["a", "b"]
+    # the count is checked first (an existing name is also 40972), soft-deleted keys count
+    assert capped.post(KEKS, json=kek("a")).json()["error_code"] == 40972
+    assert capped.delete(f"{KEKS}/b").status_code == 204
+    assert capped.post(KEKS, json=kek("c")).json()["error_code"] == 40972
+    # a permanent delete makes room
+    assert capped.delete(f"{KEKS}/b", params={"permanent": "true"}).status_code == 204
+    assert capped.post(KEKS, json=kek("c")).status_code == 200
+
+
+def test_deks_beyond_the_cap_are_409_40972_generated_or_not(
+    capped: TestClient, local_secret: str
+) -> None:
+    assert capped.post(KEKS, json=kek("plain")).status_code == 200
+    assert capped.post(KEKS, json=kek("shared", shared=True)).status_code == 200
+    deks = f"{KEKS}/plain/deks"
+    for version in (1, 2):
+        body = {"encryptedKeyMaterial": material(), "version": version}
+        assert capped.post(f"{deks}/s", json=body).status_code == 200
+    refused = capped.post(f"{deks}/s", json={"encryptedKeyMaterial": material(), "version": 3})
+    assert (refused.status_code, refused.json()) == (409, TOO_MANY)
+    # DEKs are counted across KEKs; one the registry would generate is refused before the KMS
+    generated = capped.post(f"{KEKS}/shared/deks/t", json={})
+    assert (generated.status_code, generated.json()) == (409, TOO_MANY)
+    assert capped.get(f"{deks}/s/versions").json() == [1, 2]
+    assert capped.get(f"{KEKS}/shared/deks").json() == []
+
+
+def test_kek_context_parameter_is_accepted_and_ignored_as_by_confluent(
+    client: TestClient,
+) -> None:
+    # Confluent's clients may send ?context= on the KEK calls; its server has no KEK contexts
+    # (DekRegistryResource reads no such parameter): the same KEK answers with or without it
+    made = client.post(KEKS, params={"context": ".team"}, json=kek("ctx"))
+    assert made.status_code == 200, made.text
+    plain = client.get(f"{KEKS}/ctx").json()
+    assert client.get(f"{KEKS}/ctx", params={"context": ".other"}).json() == plain == made.json()
+    updated = client.put(f"{KEKS}/ctx", params={"context": ".team"}, json={"doc": "d"})
+    assert updated.status_code == 200 and updated.json()["doc"] == "d"
+    assert client.delete(f"{KEKS}/ctx", params={"context": ".team"}).status_code == 204
+    assert client.get(KEKS, params={"deleted": "true"}).json() == ["ctx"]

@@ -6,9 +6,11 @@ value and magic byte 1, the schema GUID (and Protobuf's message indexes) in a
 source (``schemaIdSource: headers``), next to records framed the usual way, and GUID frames in
 the value. The encoders' ``schema.id.serializer: header`` writes what confluent-kafka writes.
 
-The registry here serves ``/schemas/guids/{guid}`` but does not yet return ``guid`` in its
-answers (issue 13), which confluent-kafka needs to write a GUID: ``with_guid`` adds it in a proxy,
-and the decoders are also run against the registry itself, where they resolve each GUID through
+The registry returns each schema's ``guid`` to Confluent clients (they send
+``Confluent-Client-Version``, as serdes does), which confluent-kafka needs to write a GUID and
+the decoders use to rewrite GUID frames to id frames in the plan. The decoders are also run
+against the same registry as a Confluent 7.x client sees it (``v7_registry``: a proxy that
+drops those headers, so the answers carry no ``guid``), where they resolve each GUID through
 ``/schemas/guids/{guid}`` in the Python engine.
 """
 
@@ -39,16 +41,24 @@ from spark_serdes import (
     to_confluent_protobuf,
 )
 from spark_serdes._framing import Framing, framed_column
-from tests.fixtures.spark import CountingProxy, with_guid
+from tests.fixtures.spark import CountingProxy
 from tests.test_spark_any_session import AVRO, JSON_SCHEMA, ROWS, _item_class
 
+V8_HEADERS = ("Confluent-Client-Version", "Confluent-Accept-Unknown-Properties")
 KAFKA = "value binary, headers array<struct<key: string, value: binary>>"
 HEADER = {"schema.id.serializer": header_schema_id_serializer}
 
 
 @pytest.fixture(scope="module")
-def guid_registry(spark_registry: Any) -> Iterator[str]:
-    proxy = CountingProxy(spark_registry.url, rewrite=with_guid)
+def guid_registry(spark_registry: Any) -> str:
+    """The registry as Confluent 8.x clients see it: its answers name each schema's ``guid``."""
+    return str(spark_registry.url)
+
+
+@pytest.fixture(scope="module")
+def v7_registry(spark_registry: Any) -> Iterator[str]:
+    """The same registry as a Confluent 7.x client sees it: answers without ``guid``."""
+    proxy = CountingProxy(spark_registry.url, drop_headers=V8_HEADERS)
     try:
         yield proxy.url
     finally:
@@ -95,7 +105,9 @@ def _engines(spark: Any) -> list[dict[str, str]]:
     return out
 
 
-def test_with_guid_gives_the_registrys_own_guid(spark_registry: Any, guid_registry: str) -> None:
+def test_confluent_kafka_gets_the_registrys_own_guid(
+    spark_registry: Any, guid_registry: str, v7_registry: str
+) -> None:
     client = CClient({"url": guid_registry})
     subject = _subject("guid")
     from confluent_kafka.schema_registry import Schema
@@ -105,10 +117,12 @@ def test_with_guid_gives_the_registrys_own_guid(spark_registry: Any, guid_regist
     url = f"{spark_registry.url}/schemas/guids/{registered.guid}/ids"
     with urllib.request.urlopen(url, timeout=30) as resp:
         assert [e["id"] for e in json.loads(resp.read())] == [registered.schema_id]
+    with urllib.request.urlopen(f"{v7_registry}/subjects/{subject}/versions/1", timeout=30) as r:
+        assert "guid" not in json.loads(r.read())
 
 
 def test_avro_guid_and_header_frames_decode_and_encode_like_confluent_kafka(
-    spark: Any, spark_registry: Any, guid_registry: str
+    spark: Any, guid_registry: str, v7_registry: str
 ) -> None:
     subject = _subject("hdr-avro")
     records = [{"id": i, "name": n, "color": c} for i, n, c in ROWS]
@@ -120,7 +134,7 @@ def test_avro_guid_and_header_frames_decode_and_encode_like_confluent_kafka(
     expected = [*records, *records[:4], *records[:4], None]
     # GUIDs known to the plan (rewritten to ids on the JVM), or not (the registry's answers
     # have none: the Python engine resolves them, the default there)
-    runs = [(guid_registry, o) for o in _engines(spark)] + [(spark_registry.url, {})]
+    runs = [(guid_registry, o) for o in _engines(spark)] + [(v7_registry, {})]
     for url, options in runs:
         decode = from_confluent_avro(
             "value", url, subject=subject, options={"schemaIdSource": "headers", **options}
@@ -143,7 +157,7 @@ def test_avro_guid_and_header_frames_decode_and_encode_like_confluent_kafka(
 
 
 def test_json_guid_and_header_frames_decode_and_encode_like_confluent_kafka(
-    spark: Any, spark_registry: Any, guid_registry: str
+    spark: Any, guid_registry: str, v7_registry: str
 ) -> None:
     subject = _subject("hdr-json")
     values = [{"id": i, "name": n} for i, n, _ in ROWS]
@@ -154,7 +168,7 @@ def test_json_guid_and_header_frames_decode_and_encode_like_confluent_kafka(
     prefixed = [plain(v, _ctx(subject)) for v in values[:4]]
     rows = _kafka_rows(theirs, prefixed)
     expected = [*values, *values[:4], *values[:4], None]
-    runs = [(guid_registry, "native"), (guid_registry, "python"), (spark_registry.url, "auto")]
+    runs = [(guid_registry, "native"), (guid_registry, "python"), (v7_registry, "auto")]
     for url, engine in runs:
         decode = from_confluent_json(
             "value", url, subject=subject, options={"schemaIdSource": "headers", "engine": engine}
@@ -173,7 +187,7 @@ def test_json_guid_and_header_frames_decode_and_encode_like_confluent_kafka(
 
 
 def test_protobuf_guid_and_header_frames_decode_and_encode_like_confluent_kafka(
-    spark: Any, spark_registry: Any, guid_registry: str
+    spark: Any, guid_registry: str, v7_registry: str
 ) -> None:
     item = _item_class()
     subject = _subject("hdr-proto")
@@ -193,7 +207,7 @@ def test_protobuf_guid_and_header_frames_decode_and_encode_like_confluent_kafka(
     rows += [(b"\x01" + guid + frame[5:], None) for frame in prefixed]
     rows.append((None, None))
     expected = [(i + 1, n) for i, n, _ in ROWS] + [(i + 1, n) for i, n, _ in ROWS[:4]] * 2
-    for url in (guid_registry, spark_registry.url):
+    for url in (guid_registry, v7_registry):
         decode = from_confluent_protobuf(
             "value", url, subject=subject, options={"schemaIdSource": "headers"}
         )
@@ -212,7 +226,7 @@ def test_protobuf_guid_and_header_frames_decode_and_encode_like_confluent_kafka(
 
 
 def test_an_unknown_guid_fails_naming_it_or_gives_the_reason(
-    spark: Any, spark_registry: Any, guid_registry: str
+    spark: Any, guid_registry: str
 ) -> None:
     subject = _subject("hdr-unknown")
     client = CClient({"url": guid_registry})

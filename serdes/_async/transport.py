@@ -1,6 +1,6 @@
 """The async face's HTTP: httpx.AsyncClient behind the urllib3-shaped calls of the sync transport.
 
-``serdes.client._Transport`` keeps its URL failover, retries, back-off, auth headers and error
+``serdes.transport.Transport`` keeps its URL failover, retries, back-off, auth headers and error
 mapping; only its connection pool is swapped for ``AsyncPool`` (each request awaited on the
 event loop through ``await_only``) and its back-off sleep for an ``asyncio.sleep``.
 """
@@ -16,7 +16,7 @@ import httpx
 import urllib3
 
 from serdes._async.bridge import LoopLock, await_only
-from serdes.client import _Transport
+from serdes.transport import Transport
 
 __all__ = ["AsyncPool", "make_async"]
 
@@ -47,7 +47,7 @@ def _ssl_context(tls: dict[str, Any]) -> ssl.SSLContext | bool:
 class AsyncPool:
     """``request(method, url, body=, headers=)`` as urllib3's pool, awaited on the event loop."""
 
-    def __init__(self, transport: _Transport) -> None:
+    def __init__(self, transport: Transport) -> None:
         timeout = transport.timeout.total if transport.timeout is not None else None
         self.client = httpx.AsyncClient(
             verify=_ssl_context(transport.tls),
@@ -82,7 +82,7 @@ def _async_sleep(seconds: float) -> None:
     await_only(asyncio.sleep(seconds))
 
 
-def make_async(transport: _Transport) -> AsyncPool:
+def make_async(transport: Transport) -> AsyncPool:
     """Switch ``transport``'s I/O to the event loop; returns the pool to ``aclose``."""
     transport.pool.clear()
     pool = AsyncPool(transport)

@@ -2,7 +2,7 @@
 ``DekRegistryClient``: ``register_kek``, ``get_kek``, ``register_dek``, ``get_dek``; KEKs and
 DEKs cached per (name, deleted) and (kek, subject, version, algorithm, deleted), the latest
 version (-1) dropped from the cache when a DEK is registered. It shares the HTTP transport
-(failover, retries, auth, TLS) of :class:`serdes.client.SchemaRegistryClient`.
+(failover, retries, auth, TLS) of ``serdes.transport.Transport``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from serdes.client import _flag, _is_mock, _q, _Transport
 from serdes.errors import SchemaRegistryError
+from serdes.transport import Transport, bool_param, is_mock, quote_segment
 
 LATEST_VERSION = -1
 DEFAULT_ALGORITHM = "AES256_GCM"
@@ -98,7 +98,7 @@ class DekRegistryClient:
 
     def __new__(cls, conf: dict[str, Any] | None = None, *args: Any, **kwargs: Any) -> Any:
         # ``mock://`` URLs give the in-memory DEK registry, as new_client does.
-        if cls is DekRegistryClient and _is_mock(conf):
+        if cls is DekRegistryClient and is_mock(conf):
             from serdes.encryption.mock_dek_client import MockDekRegistryClient
 
             return super().__new__(MockDekRegistryClient)
@@ -106,7 +106,7 @@ class DekRegistryClient:
 
     def __init__(self, conf: dict[str, Any]) -> None:
         self._conf = dict(conf)
-        self._transport = _Transport(dict(conf))
+        self._transport = Transport(dict(conf))
         self._lock = threading.Lock()
         self._keks: dict[tuple[str, bool, str | None], Kek] = {}
         self._deks: dict[tuple[str, str, int, str, bool], Dek] = {}
@@ -158,11 +158,11 @@ class DekRegistryClient:
         found = self._keks.get(key)
         if found is not None:
             return found
-        query: dict[str, Any] = {"deleted": _flag(deleted)}
+        query: dict[str, Any] = {"deleted": bool_param(deleted)}
         if context is not None:
             query["context"] = context
         kek = Kek.from_dict(
-            self._transport.request("GET", f"dek-registry/v1/keks/{_q(name)}", query)
+            self._transport.request("GET", f"dek-registry/v1/keks/{quote_segment(name)}", query)
         )
         with self._lock:
             self._keks[key] = kek
@@ -184,9 +184,9 @@ class DekRegistryClient:
         body: dict[str, Any] = {"subject": subject, "version": version, "algorithm": algorithm}
         if encrypted_key_material is not None:
             body["encryptedKeyMaterial"] = encrypted_key_material
-        path = f"dek-registry/v1/keks/{_q(kek_name)}/deks"
+        path = f"dek-registry/v1/keks/{quote_segment(kek_name)}/deks"
         try:
-            reply = self._transport.request("POST", f"{path}/{_q(subject)}", None, body)
+            reply = self._transport.request("POST", f"{path}/{quote_segment(subject)}", None, body)
         except SchemaRegistryError as exc:
             if exc.http_status_code != 405:
                 raise
@@ -212,8 +212,9 @@ class DekRegistryClient:
         found = self._deks.get(key)
         if found is not None:
             return found
-        path = f"dek-registry/v1/keks/{_q(kek_name)}/deks/{_q(subject)}/versions/{version}"
-        query = {"algorithm": algorithm, "deleted": _flag(deleted)}
+        kek, subj = quote_segment(kek_name), quote_segment(subject)
+        path = f"dek-registry/v1/keks/{kek}/deks/{subj}/versions/{version}"
+        query = {"algorithm": algorithm, "deleted": bool_param(deleted)}
         dek = Dek.from_dict(self._transport.request("GET", path, query))
         with self._lock:
             self._deks[key] = dek

@@ -3,6 +3,7 @@
 import { api, maybe, pool, enc } from "./api.js";
 import { esc, pretty, codeBlock } from "./highlight.js";
 import { contextOf } from "./list.js";
+import { configRefusal, gate } from "./access.js";
 
 const LEVELS = ["BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE", "NONE"];
 const MODES = ["READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT"];
@@ -59,7 +60,8 @@ export async function configView(el, stale) {
     <h2>Global</h2>
     <div class="row"><label>Compatibility ${selector("level", LEVELS, level)}</label>
     <label>Mode ${selector("mode", MODES, mode && mode.mode)}</label>
-    <button type="submit">Save (admins)</button></div>
+    <button type="submit" id="save-global">Save (admins)</button></div>
+    <p id="global-note" class="muted" data-read-only hidden></p>
     <p id="saved" role="status"></p>
   </form>
   <form class="card form" id="subject">
@@ -68,7 +70,8 @@ export async function configView(el, stale) {
     <datalist id="subject-names">${subjects.slice(0, 500).map((s) => `<option value="${esc(s)}">`).join("")}</datalist>
     <label>Compatibility ${selector("level", ["", ...LEVELS], "")}</label>
     <label>Mode ${selector("mode", ["", ...MODES], "")}</label>
-    <button type="submit">Save (admins)</button></div>
+    <button type="submit" id="save-subject">Save (admins)</button></div>
+    <p id="subject-note" class="muted" data-read-only hidden></p>
     <p id="subject-saved" role="status"></p>
   </form>
   <div class="card"><h2>Subjects with their own config or mode${subjects.length > 200 ? " (first 200 subjects)" : ""}</h2>
@@ -83,13 +86,33 @@ export async function configView(el, stale) {
       out.textContent = `Refused: ${e.message}`;
     }
   };
+  // Save buttons follow what the user may change (see access.js): the global config at once,
+  // one subject's as its name is typed
+  const globalWhy = await configRefusal(null);
+  if (stale()) return;
+  gate(el.querySelector("#save-global"), el.querySelector("#global-note"), globalWhy);
+  const saveSubject = el.querySelector("#save-subject"), subjectNote = el.querySelector("#subject-note");
+  gate(saveSubject, subjectNote, globalWhy);
+  const nameInput = el.querySelector("#subject input[name=subject]");
+  let timer = null, accessSeq = 0;
+  nameInput.oninput = () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const mine = ++accessSeq;
+      const name = nameInput.value.trim();
+      const why = name ? await configRefusal(name) : globalWhy;
+      if (mine === accessSeq) gate(saveSubject, subjectNote, why);
+    }, 300);
+  };
   el.querySelector("#global").onsubmit = (ev) => {
     ev.preventDefault();
+    if (el.querySelector("#save-global").disabled) return;
     const f = new FormData(ev.target);
     save(el.querySelector("#saved"), [["config", { compatibility: f.get("level") }], ["mode", { mode: f.get("mode") }]]);
   };
   el.querySelector("#subject").onsubmit = (ev) => {
     ev.preventDefault();
+    if (saveSubject.disabled) return;
     const f = new FormData(ev.target);
     const s = f.get("subject").trim();
     const calls = [];

@@ -6,6 +6,7 @@ import { api, maybe, enc } from "./api.js";
 import { esc, pretty, codeBlock } from "./highlight.js";
 import { describeMessage, isContext, reasonList } from "./subject.js";
 import { explain, nameAt } from "./fields.js";
+import { gate, registerRefusal } from "./access.js";
 
 // the 0-based line each reason is about, when it names a JSON path ('/fields/1') or a 'field'
 export function lineOf(message, text) {
@@ -66,6 +67,7 @@ export async function tryView(el, subject, stale) {
     <label>References (JSON array) <input name="references" class="mono" value="${esc(JSON.stringify((latest && latest.references) || []))}" aria-label="References"></label>
     <div id="check" class="verdict" role="status" data-verdict="pending">Not checked yet.</div>
     <button type="submit" id="register">Register…</button>
+    <p id="write-note" class="muted" data-read-only hidden></p>
     <p id="result" role="status"></p>
   </form>`;
   const form = el.querySelector("#editor");
@@ -77,11 +79,22 @@ export async function tryView(el, subject, stale) {
     try { references = JSON.parse(f.get("references") || "[]"); } catch { throw new Error("References are not a JSON array"); }
     return { subject: f.get("subject").trim(), req: { schema: f.get("schema"), schemaType: f.get("schemaType"), references } };
   };
+  // the Register button follows what the user may do in the subject named (see access.js)
+  const registerButton = el.querySelector("#register");
+  let asked, accessSeq = 0;
+  const access = async (subj) => {
+    if (subj === asked) return;
+    asked = subj;
+    const mine = ++accessSeq;
+    const why = await registerRefusal(subj || null);
+    if (mine === accessSeq) gate(registerButton, el.querySelector("#write-note"), why);
+  };
   let seq = 0;
   const check = async () => {
     const mine = ++seq;
     let subj, req;
     try { ({ subject: subj, req } = body()); } catch (e) { box.textContent = e.message; return; }
+    access(subj);
     if (!subj) { box.textContent = "Name the subject to check against it."; box.dataset.verdict = "pending"; return; }
     box.dataset.verdict = "checking";
     let res;
@@ -122,6 +135,7 @@ export async function tryView(el, subject, stale) {
   form.onchange = form.oninput;
   form.onsubmit = (ev) => {
     ev.preventDefault();
+    if (registerButton.disabled) return;
     let subj, req;
     try { ({ subject: subj, req } = body()); } catch (e) { el.querySelector("#result").textContent = e.message; return; }
     confirmRegister(subj, req, box.dataset.verdict, el.querySelector("#result"));
