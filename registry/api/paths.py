@@ -115,6 +115,15 @@ def rewrite_paths(scope: Scope) -> None:
         if not _qualified(rest[1]):
             rest[1] = prefix + rest[1]
         new = "/compatibility/" + "/".join(rest)
+    elif resource in ("dek-registry", "associations"):
+        # Confluent's filter: the segment after any "subjects" or "deks" is a subject; a
+        # created or updated association is in the context
+        for index in range(len(rest) - 1):
+            if rest[index] in ("subjects", "deks") and not _qualified(rest[index + 1]):
+                rest[index + 1] = prefix + rest[index + 1]
+        new = f"/{resource}" + "".join("/" + p for p in rest)
+        if resource == "associations" and scope.get("method") in ("POST", "PUT", "PATCH"):
+            query = [(k, v) for k, v in query if k != "context"] + [("context", prefix)]
     else:
         return
     scope["path"] = new
