@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from registry.api import limits
-from registry.formats.protobuf import repair
+from registry.formats.protobuf import printer, repair, scan
 
 # the whole-text scans these loops replaced: the reference semantics
 _OLD_PROTO_NOISE = re.compile(
@@ -48,19 +48,22 @@ def _texts(alphabet: list[str], count: int, seed: int) -> list[str]:
 
 def test_nesting_depth_finds_what_the_whole_text_scan_found() -> None:
     alphabet = ['"', "'", "/", "*", "\\", "\n", "a", "{", "}", "[", "]"]
-    for text in _texts(alphabet, 20_000, 1):
+    for text in _texts(alphabet, 8_000, 1):
         assert limits.nesting_depth(text, "PROTOBUF") == _old_depth(text, True), repr(text)
         assert limits.nesting_depth(text, "JSON") == _old_depth(text, False), repr(text)
 
 
-def test_protobuf_comment_and_import_scans_find_what_the_regexes_found() -> None:
+def test_protobuf_comment_and_keyword_scans_find_what_the_regexes_found() -> None:
     alphabet = ['"', "'", "/", "*", "\\", "\n", "a", " ", "import ", 'import "x.proto";']
-    alphabet += ['import public "y";', 'ximport "z";']
-    for text in _texts(alphabet, 20_000, 2):
+    alphabet += ['import public "y";', 'ximport "z";', "rpc A(B) returns (C)", "extend X {"]
+    for text in _texts(alphabet, 8_000, 2):
         stripped = _old_strip(text)
-        assert repair._strip_comments(text) == stripped, repr(text)
+        assert scan.strip_comments(text) == stripped, repr(text)
         wanted = [m.group(2) for m in _OLD_IMPORT.finditer(stripped)]
         assert repair.missing_imports(text, [], lambda name: False) == wanted, repr(text)
+        for pattern, word in ((printer._RPC, "rpc"), (printer._EXTEND, "extend")):
+            found = [m.groups() for m in scan.matches_at(pattern, stripped, word)]
+            assert found == [m.groups() for m in pattern.finditer(stripped)], repr(text)
 
 
 def test_large_schema_is_measured_off_the_event_loop(

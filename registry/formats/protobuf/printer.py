@@ -26,16 +26,15 @@ from google.protobuf.descriptor_pb2 import (
     ServiceDescriptorProto,
 )
 
+from registry import budget
 from registry.formats.protobuf.option_text import field_options, unquoted
 from registry.formats.protobuf.options import Option, OptionReader, OptionWriter, escape, indented
+from registry.formats.protobuf.scan import matches_at, strip_comments
 from registry.formats.protobuf.symbols import SCALAR_NAMES, Symbols
 
 MAX_TAG_VALUE = 536_870_911
 F = FieldDescriptorProto
 
-_COMMENT_OR_STRING = re.compile(
-    r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL
-)
 _FIELD = re.compile(
     r"(map\s*<\s*[.\w]+\s*,\s*([.\w]+)\s*>|[.\w]+)\s+(\w+)\s*=\s*(0[xX][0-9a-fA-F]+|\d+)"
 )
@@ -73,7 +72,7 @@ class SourceHints:
 
     @classmethod
     def of(cls, text: str) -> SourceHints:
-        code = _COMMENT_OR_STRING.sub(lambda m: m.group(1) or " ", text)
+        code = strip_comments(text)
         hints = cls(syntax_declared=bool(_SYNTAX.search(code)))
         brackets = "[" in code
         for match in _FIELD.finditer(code):
@@ -85,9 +84,9 @@ class SourceHints:
                 options = field_options(written)
                 if options is not None and any(o.parenthesized for o in options):
                     hints.field_options.setdefault((match.group(3), number), options)
-        for match in _RPC.finditer(code):
+        for match in matches_at(_RPC, code, "rpc"):
             hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
-        hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
+        hints.extends = [m.group(1) for m in matches_at(_EXTEND, code, "extend")]
         # blocks enclosing each option statement: a message's name, None for any other block
         stack: list[str | None] = []
         pending: str | None = None
@@ -342,6 +341,7 @@ class Printer:
     def field(
         self, f: FieldDescriptorProto, scope: str, *, in_oneof: bool, proto3: bool | None = None
     ) -> str:
+        budget.charge()  # per field: printing a large schema stops when its client is gone
         label: str | None = None
         is_map = False
         if f.type in SCALAR_NAMES:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
 
 from registry.formats.protobuf.option_text import unquoted
+from registry.formats.protobuf.scan import matches_at, strip_comments
 
 #: the generated file declaring custom options nothing imports
 OPTIONS_FILE = "__registry_unresolved_options__.proto"
@@ -46,11 +47,6 @@ _FIRST_EXTENSION = 100_000_000
 #: numbers a duplicated field is compiled under (below the largest field number)
 _FIRST_PLACEHOLDER = 536_870_000
 _IMPORT = re.compile(r'\bimport\s+(?:(public|weak)\s+)?"([^"\n]*)"\s*;')
-_COMMENT_OR_QUOTE = re.compile(r"[\"'/]")
-#: a string literal (``\\.`` escapes anything, a newline included), runs matched in C
-_QUOTED = {
-    q: re.compile(q + r"[^" + q + r"\\\n]*(?:\\.[^" + q + r"\\\n]*)*" + q, re.DOTALL) for q in "\"'"
-}
 _CODE_TOKEN = re.compile(
     r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*.*?(?:\*/|\Z)"
     r"|\b(message|enum|service|oneof|extend|rpc)\b\s*([.\w]*)|(\{)|(\})|(\[)|(\])",
@@ -114,22 +110,13 @@ class Repairs:
 
 def missing_imports(text: str, available: Iterable[str], exists: object) -> list[str]:
     """Imports of ``text`` that neither ``available`` (reference names) nor a bundled file
-    (``exists(name)``) provides. Found with ``str.find``: ``_IMPORT.finditer`` tried every
-    position of a large text in one call, holding the GIL (0.05-0.09 s on 960 KB)."""
-    code = _strip_comments(text)
+    (``exists(name)``) provides."""
     known = set(available)
-    found = []
-    at = code.find("import")
-    while at >= 0:
-        match = _IMPORT.match(code, at)
-        if match is None:
-            at = code.find("import", at + 1)
-            continue
-        name = match.group(2)
-        if name not in known and not exists(name):  # type: ignore[operator]
-            found.append(name)
-        at = code.find("import", match.end())
-    return found
+    return [
+        m.group(2)
+        for m in matches_at(_IMPORT, strip_comments(text), "import")
+        if m.group(2) not in known and not exists(m.group(2))  # type: ignore[operator]
+    ]
 
 
 def import_stub(references: Sequence[str]) -> str:
@@ -315,40 +302,6 @@ def _scalar_type(literal: str) -> str:
 
 
 # ---- source structure ---------------------------------------------------------------------------
-
-
-def _strip_comments(text: str) -> str:
-    """``text`` with each comment replaced by a space, string literals kept (a comment marker in
-    a string is not a comment). An unterminated ``/*`` runs to the end. Linear, and each call
-    into C is bounded by one token: one ``re.sub`` over the whole text held the GIL for its
-    whole scan (0.05-0.08 s on 960 KB, a stall of every other request)."""
-    out: list[str] = []
-    pos = 0
-    while True:
-        found = _COMMENT_OR_QUOTE.search(text, pos)
-        if found is None:
-            out.append(text[pos:])
-            return "".join(out)
-        at = found.start()
-        if text[at] == "/":
-            if text.startswith("//", at):
-                end = text.find("\n", at)
-            elif text.startswith("/*", at):
-                end = text.find("*/", at + 2)
-                end = end + 2 if end >= 0 else -1
-            else:
-                out.append(text[pos : at + 1])
-                pos = at + 1
-                continue
-            out.append(text[pos:at] + " ")
-            if end < 0:
-                return "".join(out)
-            pos = end
-            continue
-        literal = _QUOTED[text[at]].match(text, at)
-        end = literal.end() if literal is not None else at + 1  # unterminated: not a literal
-        out.append(text[pos:end])
-        pos = end
 
 
 def _blocks(text: str, offset: int) -> list[tuple[str | None, str]]:
