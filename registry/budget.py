@@ -56,6 +56,14 @@ class Allowance:
         time.sleep(0)  # let the event loop take the GIL
         self.check()
 
+    def tick(self) -> None:
+        self._calls += 1
+        if self._calls % _STRIDE:
+            return
+        time.sleep(0)
+        if self.cancelled.is_set():
+            raise WorkLimitExceeded("The client closed the connection; the request was abandoned")
+
     def check(self) -> None:
         if self.cancelled.is_set():
             raise WorkLimitExceeded("The client closed the connection; the request was abandoned")
@@ -81,6 +89,14 @@ def charge() -> None:
     allowance = _current.get()
     if allowance is not None:
         allowance.charge()
+
+
+def tick() -> None:
+    """A step of work that is linear in the input (bounded by the size limits, so not counted
+    against the allowance): give the GIL back now and then, and stop if the client has gone."""
+    allowance = _current.get()
+    if allowance is not None:
+        allowance.tick()
 
 
 def current() -> Allowance | None:

@@ -341,7 +341,7 @@ class Printer:
     def field(
         self, f: FieldDescriptorProto, scope: str, *, in_oneof: bool, proto3: bool | None = None
     ) -> str:
-        budget.charge()  # per field: printing a large schema stops when its client is gone
+        budget.tick()  # per field: printing a large schema stops when its client is gone
         label: str | None = None
         is_map = False
         if f.type in SCALAR_NAMES:
