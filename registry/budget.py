@@ -62,6 +62,14 @@ class Allowance:
         if self._began is not None:
             self._began += seconds
 
+    def tick(self) -> None:
+        self._calls += 1
+        if self._calls % _STRIDE:
+            return
+        time.sleep(0)
+        if self.cancelled.is_set():
+            raise WorkLimitExceeded("The client closed the connection; the request was abandoned")
+
     def check(self) -> None:
         if self.cancelled.is_set():
             raise WorkLimitExceeded("The client closed the connection; the request was abandoned")
@@ -94,6 +102,14 @@ def exclude_wait(seconds: float) -> None:
     allowance = _current.get()
     if allowance is not None:
         allowance.exclude(seconds)
+
+
+def tick() -> None:
+    """A step of work that is linear in the input (bounded by the size limits, so not counted
+    against the allowance): give the GIL back now and then, and stop if the client has gone."""
+    allowance = _current.get()
+    if allowance is not None:
+        allowance.tick()
 
 
 def current() -> Allowance | None:

@@ -63,14 +63,39 @@ def qualify(subject: str) -> str:
     return parse_subject(subject).qualified
 
 
-def is_valid_subject(subject: str) -> bool:
-    """Confluent's rule: no ISO control characters, not a reserved name, not global context."""
+def subject_problem(subject: str) -> str | None:
+    """Why ``subject`` cannot be written to (registered, deleted, configured as a subject), or
+    ``None``. Confluent's ``isValidSubject``: no ISO control characters, not ``__GLOBAL`` or
+    ``__EMPTY``, not in the ``.__GLOBAL`` context. Stricter on purpose (README, "Subject
+    names"), for names that would stand for something else than one subject:
+
+    * an empty name (``""``, ``:.:``, ``:.ctx:``, ``:.ctx``): ``:.ctx:`` is the context itself
+      in ``/config`` and ``/mode``, so such a subject could not have its own settings
+      (Confluent 8.3 refuses them too with ``schema.reject.empty.subject=true``);
+    * ``:*:...``: the all-contexts wildcard of ``subjectPrefix`` (Confluent reads it as a
+      context named ``*``);
+    * a context name that cannot be written in a ``/contexts/{context}/...`` URL or a rule
+      (``/`` or ``*`` in it, as :func:`is_valid_context`).
+    """
     if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in subject):
-        return False
+        return "it contains a control character"
+    if subject.startswith(WILDCARD):
+        return f"'{WILDCARD}' is the wildcard of every context, not a context"
     qs = parse_subject(subject)
     if qs.name in RESERVED_SUBJECTS:
-        return False
-    return qs.context != GLOBAL_CONTEXT
+        return f"'{qs.name}' is reserved"
+    if qs.context == GLOBAL_CONTEXT:
+        return f"'{GLOBAL_CONTEXT}' holds global settings only"
+    if not is_valid_context(qs.context):
+        return f"the context name '{qs.context}' may not contain '/' or '*'"
+    if qs.name == "":
+        return "the subject name is empty"
+    return None
+
+
+def is_valid_subject(subject: str) -> bool:
+    """Whether ``subject`` may be written to (:func:`subject_problem` finds nothing)."""
+    return subject_problem(subject) is None
 
 
 def is_valid_context(context: str) -> bool:

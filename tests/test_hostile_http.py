@@ -132,3 +132,18 @@ def test_huge_headers_are_431(server: LiveServer) -> None:
     headers = b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 1000) for i in range(40))
     status, body = _raw(server, b"GET /subjects HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n")
     assert status == 431 and body["error_code"] == 431
+
+
+@pytest.mark.parametrize("spelling", [b"%FF", b"%FE", b"%E2%82", b"%C0%AF", b"%ED%A0%80", b"\xff"])
+def test_path_that_is_not_utf8_is_400_not_a_subject(server: LiveServer, spelling: bytes) -> None:
+    # the ASGI server decodes each of these to U+FFFD: two requests would name one subject
+    status, body = _raw(
+        server,
+        b"POST /subjects/x" + spelling + b"/versions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        b'Content-Type: application/json\r\nContent-Length: 20\r\n\r\n{"schema":"\\"int\\""}',
+    )
+    assert status == 400, body
+    assert body["error_code"] == 400
+    if b"%" in spelling:  # a raw 0xFF is refused by the HTTP parser already
+        assert str(body["message"]).startswith("Bad UTF-8 encoding in the request path")
+    assert httpx.get(server.url + "/subjects").json() == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from fastapi.testclient import TestClient
 
 from registry.subjects import (
     is_valid_context,
@@ -40,8 +41,18 @@ def test_sibling_resolves_unqualified_names_in_the_same_context() -> None:
     ("subject", "valid"),
     [
         ("orders-value", True),
-        ("", True),
         ("*", True),
+        ("a/b", True),
+        (":.ctx:a:b", True),
+        (":.:x", True),
+        ("", False),
+        (":.:", False),
+        (":.x:", False),
+        (":.x", False),
+        (":*:", False),
+        (":*:x", False),
+        (":.a/b:c", False),
+        (":.a*:c", False),
         ("with space", True),
         ("\rbad\nsubject\t", False),
         ("bad\x7fdel", False),
@@ -79,3 +90,42 @@ def test_context_validity(context: str, valid: bool) -> None:
 )
 def test_subject_prefix(subject: str, prefix: str, matches: bool) -> None:
     assert matches_prefix(subject, prefix) is matches
+
+
+# ---- over HTTP: names that would stand for something else are refused, nothing stored -------
+
+SCHEMA = {"schema": '"string"'}
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [":.a%2Fb:c", ":.a*:c", ":*:", ":*:x", ":.x:", ":.x", "%3A.x%3A", ":.:", ":.__GLOBAL:x"],
+)
+def test_names_that_are_not_one_subject_are_refused(client: TestClient, spelling: str) -> None:
+    answer = client.post(f"/subjects/{spelling}/versions", json=SCHEMA)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error_code"] == 42208
+    assert client.get("/subjects", params={"subjectPrefix": ":*:"}).json() == []
+    assert client.get("/contexts").json() == ["."]
+
+
+def test_invalid_utf8_escapes_do_not_name_one_subject(client: TestClient) -> None:
+    for spelling in ("%FF", "%FE", "%E2%82", "%C0%AF"):
+        answer = client.post(f"/subjects/x{spelling}/versions", json=SCHEMA)
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error_code"] == 400
+        assert answer.json()["message"].startswith("Bad UTF-8 encoding in the request path")
+    # U+FFFD spelled in valid UTF-8 is an ordinary subject
+    assert client.post("/subjects/x%EF%BF%BD/versions", json=SCHEMA).status_code == 200
+    assert client.get("/subjects").json() == ["x\ufffd"]
+
+
+def test_encoded_slash_has_no_second_spelling(client: TestClient) -> None:
+    # U+F8FF stands for %2F while routing: spelled out it would name the subject "a/b"
+    answer = client.post("/subjects/a%EF%A3%BFb/versions", json=SCHEMA)
+    assert answer.status_code == 400 and answer.json()["error_code"] == 400
+    assert client.get("/subjects").json() == []
+    assert client.post("/subjects/a%2Fb/versions", json=SCHEMA).status_code == 200
+    assert client.post("/contexts/.c/subjects/d%2Fe/versions", json=SCHEMA).status_code == 200
+    assert client.get("/subjects", params={"subjectPrefix": ":*:"}).json() == [":.c:d/e", "a/b"]
+    assert client.get("/contexts/.c/subjects/d%2Fe/versions").json() == [1]

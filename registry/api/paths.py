@@ -3,12 +3,18 @@ trailing slash dropped (Jersey matches ``/subjects/x/versions/`` as ``/subjects/
 and ``/contexts/{ctx}/...`` rewritten to the qualified-subject routes the way Confluent's
 ``ContextFilter`` does. The app applies it before routing; the auth middleware applies it to its
 own view of the request so that both decide on the same path.
+
+A path whose percent-escapes are not UTF-8 (``%FF``, a truncated ``%E2%82``, an encoded
+surrogate) is refused with 400, as Jetty 12 refuses it under the URI compliance Confluent 8.x
+configures (``BAD_UTF8_ENCODING`` and ``TRUNCATED_UTF8_ENCODING`` are not allowed). Decoding them
+to U+FFFD, as the ASGI server does, would make ``/subjects/%FF`` and ``/subjects/%FE`` one
+subject.
 """
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode
+from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
 
 from registry.api.deps import ENCODED_SLASH
 from registry.errors import RegistryError
@@ -35,10 +41,35 @@ def _qualified(segment: str) -> bool:
     return segment.startswith((":.", ":*:"))
 
 
+#: characters left as they are when a rewritten path is percent-encoded again (RFC 3986 pchar)
+_PCHAR_SAFE = "!$&'()*+,;=:@"
+
+
+def check_encoding(raw: bytes) -> None:
+    """Raise :class:`RegistryError` (400) unless the path ``raw`` decodes as strict UTF-8 and
+    does not spell the character that stands for an encoded slash while routing."""
+    if b"%" not in raw and raw.isascii():
+        return
+    try:
+        text = unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = exc.object[exc.start : exc.end].hex(" ").upper()
+        raise RegistryError(
+            400, f"Bad UTF-8 encoding in the request path: the escaped bytes {bad} are not UTF-8"
+        ) from None
+    if ENCODED_SLASH in text:
+        raise RegistryError(
+            400,
+            "The request path contains U+F8FF, which this registry reserves for an encoded '/'"
+            " (%2F) in a path segment",
+        )
+
+
 def rewrite_paths(scope: Scope) -> None:
     """Rewrite ``scope`` in place; raises :class:`RegistryError` (400) for a context name with
-    a colon."""
+    a colon or a path that is not UTF-8 (:func:`check_encoding`)."""
     raw = scope.get("raw_path") or scope["path"].encode()
+    check_encoding(raw)
     raw_text = raw.decode("latin-1")
     if "%2f" in raw_text.lower():
         parts = raw_text.split("/")
@@ -84,10 +115,21 @@ def rewrite_paths(scope: Scope) -> None:
         if not _qualified(rest[1]):
             rest[1] = prefix + rest[1]
         new = "/compatibility/" + "/".join(rest)
+    elif resource in ("dek-registry", "associations"):
+        # Confluent's filter: the segment after any "subjects" or "deks" is a subject; a
+        # created or updated association is in the context
+        for index in range(len(rest) - 1):
+            if rest[index] in ("subjects", "deks") and not _qualified(rest[index + 1]):
+                rest[index + 1] = prefix + rest[index + 1]
+        new = f"/{resource}" + "".join("/" + p for p in rest)
+        if resource == "associations" and scope.get("method") in ("POST", "PUT", "PATCH"):
+            query = [(k, v) for k, v in query if k != "context"] + [("context", prefix)]
     else:
         return
     scope["path"] = new
-    scope["raw_path"] = new.encode()
+    scope["raw_path"] = "/".join(
+        quote(p.replace(ENCODED_SLASH, "/"), safe=_PCHAR_SAFE) for p in new.split("/")
+    ).encode()
     scope["query_string"] = urlencode(query).encode()
 
 

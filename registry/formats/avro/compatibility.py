@@ -303,6 +303,7 @@ class _Checker:
         result = _COMPATIBLE
         location.append("fields")
         for reader_field in reader.fields:
+            budget.charge()  # per field, compared or not
             location.append(str(reader_field.pos))
             writer_field = lookup_writer_field(writer, reader_field)
             if writer_field is None:

@@ -627,6 +627,7 @@ def _compare_properties(ctx: Context, original: ObjectSchema, update: ObjectSche
     try:
         update_required = set(update.required)
         for key in java_hash_set_order(original.properties, update.properties):
+            budget.charge()  # per property, compared or not
             ctx.path.append(key)
             try:
                 old = original.properties.get(key)

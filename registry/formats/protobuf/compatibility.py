@@ -428,6 +428,7 @@ def _compare_message_fields(ctx: Context, original: MessageModel, update: Messag
             _compare_oneofs(ctx, oo, uo)
         ctx.path.pop()
     for tag in java_hash_order(list(o_by_tag), u_by_tag):
+        budget.charge()  # per field: a client gone or the allowance spent stops a long message
         ctx.path.append(str(tag))
         of, uf = o_by_tag.get(tag), u_by_tag.get(tag)  # type: ignore[call-overload]
         if uf is None:

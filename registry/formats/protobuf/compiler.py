@@ -12,8 +12,8 @@ googleapis-common-protos) and Confluent's ``confluent/meta.proto`` and
 
 from __future__ import annotations
 
-import ast
 import atexit
+import base64
 import hashlib
 import json
 import os
@@ -33,6 +33,7 @@ from grpc_tools import _protoc_compiler
 
 from registry import budget
 from registry.formats.base import Dependency, InvalidSchemaError
+from registry.formats.protobuf.protoc_child import descriptor_bytes
 from registry.formats.protobuf.repair import Repairs, import_stub, missing_imports, repair
 
 #: the file name the schema itself is compiled under (never shown: errors drop it)
@@ -59,9 +60,6 @@ GOOGLE_TYPES = (
 #: how many refused texts are repaired and compiled again (see ``repair``) before giving up
 MAX_REPAIRS = 32
 _PACKAGE = re.compile(r"package\s+([\w.]+)\s*;")
-# possessive runs: the literal of a large file is scanned in C a run at a time, not a character
-# at a time through an alternation (which held the GIL for ~0.1 s per MB)
-_SERIALIZED = re.compile(rb"AddSerializedFile\((b'(?:[^'\\]++|\\.)*+')\)", re.DOTALL)
 _LOCK = threading.Lock()
 #: texts of at least this many bytes are compiled in a child process (setting
 #: ``protoc_subprocess_bytes``, see :func:`configure`); 0: every text in-process
@@ -237,7 +235,7 @@ def _child_error(error: list[Any]) -> _ChildError:
     return _ChildError(name.encode("latin-1"), line, column, message.encode("latin-1"))
 
 
-def _run_child(roots: list[bytes]) -> list[tuple[bytes, bytes]]:
+def _run_child(roots: list[bytes]) -> list[bytes | None]:
     """Compile in a child process, killed as soon as the request's allowance runs out or its
     client goes away (protoc in-process holds the GIL and cannot be interrupted)."""
     request = json.dumps(
@@ -281,10 +279,11 @@ def _run_child(roots: list[bytes]) -> list[tuple[bytes, bytes]]:
             None if first is None else _child_error(first),
             answer["total"],
         )
-    return [(name.encode("latin-1"), code.encode("latin-1")) for name, code in answer["modules"]]
+    return [None if d is None else base64.b64decode(d) for d in answer["descriptors"]]
 
 
-def _run(text: str, roots: list[bytes], extra: dict[str, str]) -> list[tuple[bytes, bytes]]:
+def _run(text: str, roots: list[bytes], extra: dict[str, str]) -> list[bytes | None]:
+    """The serialized descriptor of each file protoc compiled (the schema's last)."""
     with tempfile.TemporaryDirectory(prefix="registry-proto-") as tmp:
         (Path(tmp) / MAIN_FILE).write_text(_with_syntax(text), encoding="utf-8")
         for name, content in extra.items():
@@ -294,7 +293,8 @@ def _run(text: str, roots: list[bytes], extra: dict[str, str]) -> list[tuple[byt
         if 0 < subprocess_bytes <= len(text.encode("utf-8")):
             return _run_child([os.fsencode(tmp), *roots])
         with _LOCK:
-            return list(_protoc_compiler.get_protos(MAIN_FILE.encode(), [os.fsencode(tmp), *roots]))
+            modules = _protoc_compiler.get_protos(MAIN_FILE.encode(), [os.fsencode(tmp), *roots])
+        return [descriptor_bytes(code) for _, code in modules]
 
 
 def _package(code: str) -> str:
@@ -332,7 +332,7 @@ def compile_proto(text: str, dependencies: Sequence[Dependency]) -> Compiled:
     current = text
     for _ in range(MAX_REPAIRS + 1):
         try:
-            modules = _run(current, roots, repairs.files)
+            descriptors = _run(current, roots, repairs.files)
             break
         except (_protoc_compiler.ProtocErrors, ChildProtocErrors) as exc:
             error = _first_error(exc)
@@ -343,14 +343,9 @@ def compile_proto(text: str, dependencies: Sequence[Dependency]) -> Compiled:
     else:  # pragma: no cover - MAX_REPAIRS repairs that each lead to another refusal
         raise InvalidSchemaError("Too many errors in schema")
     files = []
-    for _, code in modules:
-        match = _SERIALIZED.search(code)
-        if match is None:  # pragma: no cover - protoc's Python generator always embeds it
+    for serialized in descriptors:
+        if serialized is None:  # pragma: no cover - protoc's Python generator always embeds it
             raise InvalidSchemaError("protoc produced no descriptor")
-        files.append(
-            descriptor_pb2.FileDescriptorProto.FromString(
-                ast.literal_eval(match[1].decode("latin-1"))
-            )
-        )
+        files.append(descriptor_pb2.FileDescriptorProto.FromString(serialized))
     repairs.undo(files[-1])
     return Compiled(main=files[-1], files=tuple(files), unresolved=frozenset(repairs.unresolved))

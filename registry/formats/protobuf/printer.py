@@ -27,16 +27,15 @@ from google.protobuf.descriptor_pb2 import (
     ServiceDescriptorProto,
 )
 
+from registry import budget
 from registry.formats.protobuf.elements import Element, parse_elements, walk
 from registry.formats.protobuf.options import Option, OptionReader, OptionWriter, escape, indented
+from registry.formats.protobuf.scan import matches_at, strip_comments
 from registry.formats.protobuf.symbols import SCALAR_NAMES, Symbols
 
 MAX_TAG_VALUE = 536_870_911
 F = FieldDescriptorProto
 
-_COMMENT_OR_STRING = re.compile(
-    r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL
-)
 _FIELD = re.compile(
     r"(map\s*<\s*[.\w]+\s*,\s*([.\w]+)\s*>|[.\w]+)\s+(\w+)\s*=\s*(0[xX][0-9a-fA-F]+|\d+)"
 )
@@ -79,15 +78,15 @@ class SourceHints:
     @classmethod
     def of(cls, text: str, unresolved: frozenset[str] = frozenset()) -> SourceHints:
         """``unresolved``: the custom options left out of the compiled text."""
-        code = _COMMENT_OR_STRING.sub(lambda m: m.group(1) or " ", text)
+        code = strip_comments(text)
         hints = cls(syntax_declared=bool(_SYNTAX.search(code)), unresolved=unresolved)
         for match in _FIELD.finditer(code):
             spelled = match.group(2) or match.group(1)
             number = int(match.group(4), 0)
             hints.fields.setdefault((match.group(3), number), []).append(spelled)
-        for match in _RPC.finditer(code):
+        for match in matches_at(_RPC, code, "rpc"):
             hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
-        hints.extends = [m.group(1) for m in _EXTEND.finditer(code)]
+        hints.extends = [m.group(1) for m in matches_at(_EXTEND, code, "extend")]
         # a ``[...]`` without a custom option prints the same from the descriptor
         if _OPTION_STATEMENT.search(code) or ("[" in code and "(" in code) or unresolved:
             hints._written(parse_elements(text))
@@ -351,6 +350,7 @@ class Printer:
     def field(
         self, f: FieldDescriptorProto, scope: str, *, in_oneof: bool, proto3: bool | None = None
     ) -> str:
+        budget.tick()  # per field: printing a large schema stops when its client is gone
         label: str | None = None
         is_map = False
         if f.type in SCALAR_NAMES:

@@ -1,19 +1,37 @@
 """Run protoc once in a child process (see ``compiler._run_child``): reads
 ``{"file": ..., "roots": [...], "max_errors": n}`` as JSON on stdin and writes, as JSON on
 stdout, either
-``{"modules": [[name, code], ...]}`` (what ``get_protos`` returns, bytes as latin-1 text) or
+``{"descriptors": [base64, ...]}`` (the serialized ``FileDescriptorProto`` of each module
+``get_protos`` returns, taken out of the generated Python here, where scanning megabytes of it
+holds no server's GIL) or
 ``{"errors": [[filename, line, column, message], ...], "first": ..., "total": n}`` (the first
 ``max_errors`` of protoc's errors, the first one placed in the schema, the count). Imports only
 grpc_tools, so the child starts quickly."""
 
 from __future__ import annotations
 
+import ast
+import base64
 import json
 import os
+import re
 import sys
 from typing import Any
 
 from grpc_tools import _protoc_compiler
+
+# possessive runs: the literal of a large file is scanned in C a run at a time, not a character
+# at a time through an alternation
+_SERIALIZED = re.compile(rb"AddSerializedFile\((b'(?:[^'\\]++|\\.)*+')\)", re.DOTALL)
+
+
+def descriptor_bytes(code: bytes) -> bytes | None:
+    """The serialized ``FileDescriptorProto`` protoc's Python generator embeds in ``code``."""
+    match = _SERIALIZED.search(code)
+    if match is None:  # pragma: no cover - protoc's Python generator always embeds it
+        return None
+    serialized: bytes = ast.literal_eval(match[1].decode("latin-1"))
+    return serialized
 
 
 def _error(error: Any) -> list[Any]:
@@ -45,8 +63,9 @@ def main() -> None:
         }
         json.dump(answer, sys.stdout)
         return
-    found = [[name.decode("latin-1"), code.decode("latin-1")] for name, code in modules]
-    json.dump({"modules": found}, sys.stdout)
+    found = [descriptor_bytes(code) for _, code in modules]
+    encoded = [None if d is None else base64.b64encode(d).decode("ascii") for d in found]
+    json.dump({"descriptors": encoded}, sys.stdout)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ from google.protobuf.descriptor_pb2 import (
 )
 
 from registry.formats.protobuf.option_text import unquoted
+from registry.formats.protobuf.scan import matches_at, strip_comments
 
 #: the generated file declaring custom options nothing imports
 OPTIONS_FILE = "__registry_unresolved_options__.proto"
@@ -126,11 +127,10 @@ class Repairs:
 def missing_imports(text: str, available: Iterable[str], exists: object) -> list[str]:
     """Imports of ``text`` that neither ``available`` (reference names) nor a bundled file
     (``exists(name)``) provides."""
-    code = _strip_comments(text)
     known = set(available)
     return [
         m.group(2)
-        for m in _IMPORT.finditer(code)
+        for m in matches_at(_IMPORT, strip_comments(text), "import")
         if m.group(2) not in known and not exists(m.group(2))  # type: ignore[operator]
     ]
 
@@ -440,17 +440,6 @@ def _scalar_type(literal: str) -> str:
 
 
 # ---- source structure ---------------------------------------------------------------------------
-
-
-def _strip_comments(text: str) -> str:
-    # an unterminated comment runs to the end (``\Z``), so every match succeeds and the scan is
-    # linear (one scan to the end per "/*" was quadratic: tests/test_hostile_schemas.py)
-    return re.sub(
-        r"(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')|//[^\n]*|/\*.*?(?:\*/|\Z)",
-        lambda m: m.group(1) or " ",
-        text,
-        flags=re.DOTALL,
-    )
 
 
 def _blocks(text: str, offset: int) -> list[tuple[str | None, str]]:
