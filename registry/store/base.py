@@ -17,7 +17,7 @@ Usage by the service::
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 
 from registry.records import Record
@@ -58,13 +58,7 @@ class LogStore(ABC):
 
     def iter_all(self, batch: int = 10_000) -> Iterator[Record]:
         """Every record from the start of the log, read in batches."""
-        offset = -1
-        while True:
-            records = self.read_after(offset, batch)
-            if not records:
-                return
-            yield from records
-            offset = records[-1].offset
+        return iter_batches(self.read_after, batch)
 
     def lag(self, applied_offset: int, cap: int = 10_000) -> int:
         """How many log entries this instance has not applied yet (at most ``cap``)."""
@@ -77,3 +71,14 @@ class LogStore(ABC):
     @abstractmethod
     def exclusive(self) -> AbstractContextManager[StoreTransaction]:
         """Take the cross-process write lock; see the module docstring."""
+
+
+def iter_batches(read_after: Callable[[int, int], list[Record]], batch: int) -> Iterator[Record]:
+    """Every record ``read_after(offset, limit)`` gives from the start, ``batch`` at a time."""
+    offset = -1
+    while True:
+        records = read_after(offset, batch)
+        if not records:
+            return
+        yield from records
+        offset = records[-1].offset
