@@ -10,7 +10,9 @@ when it has read that far (:attr:`TopicReader.caught_up`), and waits for a posit
 Memory: the state is the only full copy of the records. With ``max_buffered_bytes`` the reader
 stops fetching while that many bytes of records are read and not yet handed out, as long as
 ``draining()`` says somebody is taking them (otherwise, e.g. a store opened only to wait for
-the end of the topic, it reads on). A writer waiting for a position lifts the bound.
+the end of the topic, it reads on). A writer waiting for a position may lift the bound. Records
+handed out stay until the next :meth:`TopicReader.read_after` (the registry asks again from
+its last applied offset if applying failed), so the buffer holds at most about twice the bound.
 """
 
 from __future__ import annotations
@@ -62,6 +64,10 @@ def _never() -> bool:
     return False
 
 
+def _size(records: list[Record]) -> int:
+    return sum(len(r.key) + (len(r.value) if r.value is not None else 0) for r in records)
+
+
 class TopicReader:
     """Reads partition 0 of ``topic`` into a buffer; see the module docstring. ``conf`` is the
     client configuration (bootstrap, group id, security); ``reader_conf`` adds fetch settings
@@ -90,6 +96,10 @@ class TopicReader:
         self._records: list[Record] = []
         self._offsets: list[int] = []
         self._buffered = 0  # bytes of keys and values in ``_records``
+        #: how many of ``_records`` (from the first) were handed out, and their bytes: they stay
+        #: until the next read_after drops them, but no longer hold the reader back
+        self._handed = 0
+        self._handed_bytes = 0
         self._trimmed_through = -1
         self.position = 0  # next offset the reader will deliver
         self.last_offset = -1  # offset of the last record read
@@ -167,7 +177,7 @@ class TopicReader:
             return
         with self.cond:
             while (
-                self._buffered >= bound
+                self._buffered - self._handed_bytes >= bound
                 and not self._waiters
                 and not self._stop.is_set()
                 and self.draining()
@@ -267,16 +277,34 @@ class TopicReader:
                 )
             start = bisect.bisect_right(self._offsets, offset)
             if start:
-                dropped = self._records[:start]
-                self._buffered -= sum(
-                    len(r.key) + (len(r.value) if r.value is not None else 0) for r in dropped
-                )
+                dropped = _size(self._records[:start])
+                self._buffered -= dropped
+                if self._handed > start:  # handed out again (the consumer fell back)
+                    self._handed -= start
+                    self._handed_bytes -= dropped
+                else:
+                    self._handed = self._handed_bytes = 0
                 del self._records[:start]
                 del self._offsets[:start]
                 self._trimmed_through = offset
                 self.cond.notify_all()  # room in the buffer again
             end = len(self._records) if limit is None else min(limit, len(self._records))
+            if end > self._handed:
+                self._handed_bytes += _size(self._records[self._handed : end])
+                self._handed = end
+                self.cond.notify_all()
             return self._records[:end]
+
+    def drop_handed(self) -> None:
+        """Drop the records handed out (their consumer has applied them)."""
+        self.read_after(self.handed_through())
+
+    def handed_through(self) -> int:
+        """Offset of the last record handed out (-1: none)."""
+        with self.cond:
+            if self._handed:
+                return self._offsets[self._handed - 1]
+            return self._trimmed_through
 
     def buffered_bytes(self) -> int:
         """Bytes of keys and values read and not yet dropped."""
@@ -292,11 +320,14 @@ class TopicReader:
             raise RuntimeError(f"{self.topic} is not open")
         return watermarks(probe, self.tp, timeout)[1]
 
-    def wait_position(self, target: int, deadline: float) -> bool:
-        """Block until the reader has read up to ``target`` (False when ``deadline`` passes)."""
+    def wait_position(self, target: int, deadline: float, *, unbounded: bool = False) -> bool:
+        """Block until the reader has read up to ``target`` (False when ``deadline`` passes).
+        ``unbounded``: read on past the buffer's bound meanwhile (for a writer that holds the
+        lock the records' consumer needs to take them)."""
         with self.cond:
-            self._waiters += 1
-            self.cond.notify_all()
+            if unbounded:
+                self._waiters += 1
+                self.cond.notify_all()
             try:
                 while self.position < target:
                     remaining = deadline - time.monotonic()
@@ -305,4 +336,5 @@ class TopicReader:
                     self.cond.wait(min(remaining, 0.5))
                 return True
             finally:
-                self._waiters -= 1
+                if unbounded:
+                    self._waiters -= 1

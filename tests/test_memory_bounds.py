@@ -1,0 +1,96 @@
+"""Memory that must not grow with the log: the Kafka reader's buffer while the registry replays
+(the state is the only full copy of the records)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from registry import records
+from registry.core import Registry
+from registry.settings import Settings
+from registry.store import kafka as kafka_store
+from registry.store.kafka import KafkaLogStore
+from registry.subjects import DEFAULT_CONTEXT
+from tests.kafka_helpers import produce_raw
+
+RECORDS = 60_000
+
+
+def _schema_records(count: int) -> list[tuple[bytes, bytes]]:
+    out = []
+    for n in range(count):
+        schema = json.dumps(
+            {"type": "record", "name": f"R{n}", "fields": [{"name": "f", "type": "string"}]}
+        )
+        value = {"subject": f"s{n}", "version": 1, "id": n + 1, "schema": schema, "deleted": False}
+        out.append((records.schema_key(f"s{n}", 1).to_bytes(), records.encode_value(value)))
+    return out
+
+
+def test_the_kafka_reader_buffers_at_most_its_bound_while_the_registry_replays(
+    kafka_url: str, kafka_bootstrap: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The registry applies slower than the reader reads: unbounded, the reader held the whole
+    topic ahead of the replay (a second copy of every record: 3.2 GiB at a million)."""
+    setup = KafkaLogStore(kafka_url, elect=False)
+    setup.open()  # creates the compacted topic
+    setup.close()
+    batch = _schema_records(RECORDS)
+    topic_bytes = sum(len(k) + len(v) for k, v in batch)
+    produce_raw(kafka_bootstrap, kafka_url.split("topic=")[1], batch)
+    bound = 64 * 1024
+    monkeypatch.setattr(kafka_store, "MAX_BUFFERED_BYTES", bound)
+    store = KafkaLogStore(kafka_url, elect=False)
+    registry = Registry(store, Settings(poll_interval=0))
+    store.set_listener(registry.refresh)  # as the server does (registry.api.forwarding)
+    applying = threading.Event()
+    original_apply = registry.state.apply
+
+    def slow_apply(record: records.Record) -> None:
+        if not applying.is_set():
+            applying.set()
+            time.sleep(1.5)  # the reader is well ahead now, unless it is held
+        original_apply(record)
+
+    registry.state.apply = slow_apply  # type: ignore[method-assign]
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            reader = store._reader
+            if reader is not None:
+                peak = max(peak, reader.buffered_bytes())
+            time.sleep(0.002)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        registry.start()
+        assert store.wait_caught_up(60)
+        deadline = time.monotonic() + 60
+        while registry.state.offset < RECORDS - 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert registry.state.offset == RECORDS - 1
+        assert len(registry.state.contexts[DEFAULT_CONTEXT].subjects) == RECORDS
+        done.set()
+        sampler.join()
+        # records not yet handed out: at most the bound plus one fetched batch (10,000
+        # messages); as much again handed out and not yet dropped. Far below the topic (the
+        # reader read it all ahead of the slow replay before it was bounded)
+        per_record = topic_bytes / RECORDS
+        assert peak <= 2 * (bound + 10_000 * per_record) + 1
+        assert peak < topic_bytes / 2
+        # applied records leave the buffer once the registry asks for what follows them
+        registry.refresh()
+        reader = store._reader
+        assert reader is not None
+        assert reader.buffered_bytes() == 0
+    finally:
+        done.set()
+        registry.stop()
