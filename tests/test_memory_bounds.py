@@ -1,5 +1,6 @@
 """Memory that must not grow with the log: the Kafka reader's buffer while the registry replays
-(the state is the only full copy of the records)."""
+(the state is the only full copy of the records), the state's per-version layout, the parse
+cache's bound in bytes."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 
 from registry import records
 from registry.core import Registry
+from registry.records import Record
 from registry.settings import Settings
+from registry.state import State
 from registry.store import kafka as kafka_store
 from registry.store.kafka import KafkaLogStore
 from registry.subjects import DEFAULT_CONTEXT
@@ -50,7 +53,7 @@ def test_the_kafka_reader_buffers_at_most_its_bound_while_the_registry_replays(
     applying = threading.Event()
     original_apply = registry.state.apply
 
-    def slow_apply(record: records.Record) -> None:
+    def slow_apply(record: Record) -> None:
         if not applying.is_set():
             applying.set()
             time.sleep(1.5)  # the reader is well ahead now, unless it is held
@@ -94,3 +97,31 @@ def test_the_kafka_reader_buffers_at_most_its_bound_while_the_registry_replays(
     finally:
         done.set()
         registry.stop()
+
+
+# ---- per-version layout of the state -----------------------------------------------------
+
+
+def _schema_record(subject: str, version: int, schema_id: int, key: bytes, offset: int) -> Record:
+    schema = json.dumps({"type": "record", "name": "V", "fields": [{"name": "f", "type": "int"}]})
+    value = {"subject": subject, "version": version, "id": schema_id, "schema": schema}
+    return Record(key, records.encode_value(value), offset, 0)
+
+
+def test_versions_share_their_subject_and_keep_only_a_key_confluent_would_not_write() -> None:
+    state = State()
+    canonical = records.schema_key("s", 1).to_bytes()
+    # the same key with its fields in another order (another writer's bytes): compaction
+    # needs a tombstone with exactly these bytes, so they are kept
+    other = b'{"magic":1,"subject":"s","version":2,"keytype":"SCHEMA"}'
+    state.apply(_schema_record("s", 1, 1, canonical, 0))
+    state.apply(_schema_record("s", 2, 1, other, 1))
+    versions = state.contexts[DEFAULT_CONTEXT].subjects["s"]
+    first, second = versions[1], versions[2]
+    assert first.raw_key is None  # not stored: rebuilt
+    assert first.key == canonical
+    assert second.raw_key == other
+    assert second.key == other
+    assert first.subject is second.subject  # one string for every version of a subject
+    assert first.schema_type is second.schema_type
+    assert first.references == () and first.references is second.references
