@@ -7,16 +7,19 @@ from __future__ import annotations
 import json
 import threading
 import time
+from functools import partial
+from pathlib import Path
 
 import pytest
 
 from registry import records
-from registry.core import Registry
+from registry.core import Registry, parsed_cost
 from registry.records import Record
 from registry.settings import Settings
 from registry.state import State
 from registry.store import kafka as kafka_store
 from registry.store.kafka import KafkaLogStore
+from registry.store.sql import SqlLogStore
 from registry.subjects import DEFAULT_CONTEXT
 from tests.kafka_helpers import produce_raw
 
@@ -125,3 +128,42 @@ def test_versions_share_their_subject_and_keep_only_a_key_confluent_would_not_wr
     assert first.subject is second.subject  # one string for every version of a subject
     assert first.schema_type is second.schema_type
     assert first.references == () and first.references is second.references
+
+
+# ---- the parse cache ------------------------------------------------------------------------
+
+
+def _avro(name: str, padding: int) -> str:
+    fields = [{"name": "f", "type": "int"}]
+    return json.dumps({"type": "record", "name": name, "doc": "x" * padding, "fields": fields})
+
+
+def test_the_parse_cache_is_bounded_by_bytes_and_drops_the_least_recently_used(
+    tmp_path: Path,
+) -> None:
+    texts = [_avro(f"S{n}", 10) for n in range(3)]
+    large = _avro("Large", 20_000)
+    budget = parsed_cost(large) + parsed_cost(texts[0]) + 100  # room for one small one
+    registry = Registry(
+        SqlLogStore(f"sqlite:///{tmp_path}/p.db"),
+        Settings(poll_interval=0, parse_cache_bytes=budget, parse_cache_size=1000),
+    )
+    registry.start()
+    try:
+        parse = partial(registry.parse, "s", "AVRO", references=[], strict=False,
+                        include_deleted_refs=False)  # fmt: skip
+        for text in texts:
+            parse(text=text)
+        assert all(registry.has_parsed("AVRO", t) for t in texts)  # far below the budget
+        parse(text=texts[0])  # used again: the most recent
+        parse(text=large)  # 240 KB estimated: the two least recently used must go
+        assert registry.has_parsed("AVRO", large)
+        assert registry.has_parsed("AVRO", texts[0])
+        assert not registry.has_parsed("AVRO", texts[1])
+        assert not registry.has_parsed("AVRO", texts[2])
+        assert registry._parse_cache_bytes <= budget
+        assert registry._parse_cache_bytes == sum(c for _, c in registry._parse_cache.values())
+        # a count bound alone (the old setting) would have kept all four
+        assert len(registry._parse_cache) == 2
+    finally:
+        registry.stop()
