@@ -445,8 +445,8 @@ def _schema_version(value: dict[str, Any], key: RecordKey, record: Record) -> Sc
     subject = sys.intern(key.subject or str(value.get("subject", "")))
     version = int(key.version if key.version is not None else value["version"])
     raw_key: bytes | None = key.to_bytes()
-    if raw_key == records.encode_key(records.schema_key(subject, version)):
-        raw_key = None  # rebuilt when needed
+    if key.subject is not None and key.version is not None and raw_key == records.encode_key(key):
+        raw_key = None  # Confluent's bytes for (subject, version): rebuilt when needed
     return SchemaVersion(
         subject=subject,
         version=version,
