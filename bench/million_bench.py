@@ -132,6 +132,9 @@ def measure(store_url: str, subjects: int, versions: int) -> dict[str, Any]:
     begun = time.monotonic()
     store = open_store(store_url)
     reg = Registry(store, Settings(poll_interval=0))
+    listen = getattr(store, "set_listener", None)
+    if listen is not None:  # kafka: the state follows the topic as the server's does
+        listen(reg.refresh)
     reg.start()
     wait = getattr(store, "wait_caught_up", None)
     if wait is not None:  # kafka: replay runs in the background; ready once caught up

@@ -82,6 +82,17 @@ TRANSIENT_PARSE_ERROR = "protoc failed"
 MAX_BATCH = 1000
 
 
+#: memory a parsed schema takes per byte of its text (measured: a parsed Avro record of 683
+#: bytes takes 8 KB with its canonical form), plus a fixed part
+PARSED_BYTES_PER_TEXT_BYTE = 12
+PARSED_FIXED_BYTES = 1024
+
+
+def parsed_cost(text: str) -> int:
+    """The estimated memory of a parsed schema of ``text`` (what the parse cache counts)."""
+    return PARSED_FIXED_BYTES + PARSED_BYTES_PER_TEXT_BYTE * len(text)
+
+
 class _Pending:
     """A write waiting in the group-commit queue."""
 
@@ -117,13 +128,17 @@ class Registry:
         #: whether a writer is committing batches (the others wait for it, not for the lock)
         self._leading = False
         self._queue: list[_Pending] = []
-        #: parsed schemas, and the error of a text that did not parse (raised again as a copy)
-        self._parse_cache: OrderedDict[tuple[Any, ...], ParsedSchema | InvalidSchemaError] = (
-            OrderedDict()
-        )
+        #: parsed schemas, and the error of a text that did not parse (raised again as a copy),
+        #: by (type, text, dependencies, strict), least recently used first, with the memory
+        #: each is estimated to take (:func:`parsed_cost`); registrations parse before the
+        #: write lock, so several threads use it (``_parse_cache_lock``)
+        self._parse_cache: OrderedDict[
+            tuple[Any, ...], tuple[ParsedSchema | InvalidSchemaError, int]
+        ] = OrderedDict()
+        self._parse_cache_bytes = 0
+        self._parse_cache_lock = threading.Lock()
         #: compatibility verdicts (``registry.compat_checks``)
         self.verdicts = VerdictCache()
-        self._parse_cache_size = self.settings.parse_cache_size
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
 
@@ -335,9 +350,9 @@ class Registry:
         if cached is not None:
             with suppress(KeyError):  # another thread may have just evicted it
                 self._parse_cache.move_to_end(cache_key)
-            if isinstance(cached, InvalidSchemaError):
-                raise copy.copy(cached)
-            return cached
+            if isinstance(cached[0], InvalidSchemaError):
+                raise copy.copy(cached[0])
+            return cached[0]
         try:
             try:
                 parsed = fmt.parse(text, deps, strict=strict)
@@ -348,21 +363,35 @@ class Registry:
             # (``registry.registration``) is not parsed again inside it. Not a protoc child
             # that died (killed, out of memory): that may go otherwise next time
             if not str(exc).startswith(TRANSIENT_PARSE_ERROR):
-                self._remember(cache_key, copy.copy(exc))
+                self._remember_parsed(cache_key, copy.copy(exc), parsed_cost(text))
             raise
-        self._remember(cache_key, parsed)
+        self._remember_parsed(cache_key, parsed, parsed_cost(text))
         return parsed
 
-    def _remember(self, key: tuple[Any, ...], value: ParsedSchema | InvalidSchemaError) -> None:
-        self._parse_cache[key] = value
-        while len(self._parse_cache) > self._parse_cache_size:
-            with suppress(KeyError):
-                self._parse_cache.popitem(last=False)
+    def _remember_parsed(
+        self, cache_key: tuple[Any, ...], parsed: ParsedSchema | InvalidSchemaError, cost: int
+    ) -> None:
+        """Cache ``parsed``, dropping the least recently used entries while the cache is over
+        ``parse_cache_bytes`` (estimated) or ``parse_cache_size`` entries."""
+        with self._parse_cache_lock:
+            cache = self._parse_cache
+            old = cache.pop(cache_key, None)
+            if old is not None:
+                self._parse_cache_bytes -= old[1]
+            cache[cache_key] = (parsed, cost)
+            self._parse_cache_bytes += cost
+            max_bytes, max_count = self.settings.parse_cache_bytes, self.settings.parse_cache_size
+            while len(cache) > 1 and (
+                self._parse_cache_bytes > max_bytes or len(cache) > max_count
+            ):
+                _, (_, dropped) = cache.popitem(last=False)
+                self._parse_cache_bytes -= dropped
 
     def has_parsed(self, schema_type: str, text: str) -> bool:
         """Whether a reference-free ``text`` is in the parse cache (lookups of it then need
         no parsing and can be answered without a worker thread)."""
-        return isinstance(self._parse_cache.get((schema_type, text, (), False)), ParsedSchema)
+        entry = self._parse_cache.get((schema_type, text, (), False))
+        return entry is not None and isinstance(entry[0], ParsedSchema)
 
     def parse_stored(self, sv: SchemaVersion) -> ParsedSchema:
         try:

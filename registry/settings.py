@@ -38,8 +38,10 @@ class Settings:
     #: comma-separated attributes reported by /v1/metadata/deployment
     #: (schema.registry.metadata.deployment.attributes); empty: ``[]``, as Confluent Platform
     deployment_attributes: str = ""
-    #: parsed schemas kept in memory (lookups of a cached text need no parsing; a few KB each)
+    #: parsed schemas kept in memory at most (lookups of a cached text need no parsing)
     parse_cache_size: int = 20_000
+    #: estimated memory of the parsed schemas kept, at most (12x each text's length + 1 KB)
+    parse_cache_bytes: int = 64 * 1024 * 1024
     #: largest request body accepted, in bytes
     max_request_bytes: int = 16 * 1024 * 1024
     log_level: str = "INFO"

@@ -9,7 +9,8 @@ referenced subject-version -> referrers, and the highest id ever seen.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+import sys
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,22 +24,39 @@ from registry.subjects import DEFAULT_CONTEXT, parse_subject
 log = logging.getLogger(__name__)
 
 
+#: the references of a version without any (one shared empty sequence, not a list per version)
+NO_REFERENCES: tuple[dict[str, Any], ...] = ()
+
+
 @dataclass(slots=True)
 class SchemaVersion:
-    """One subject-version as stored in a SCHEMA record."""
+    """One subject-version as stored in a SCHEMA record.
+
+    Memory (a million of these is the registry's state): the subject and schema type strings
+    are interned (shared by every version), a version without references shares
+    :data:`NO_REFERENCES`, and the record key is kept only when it is not the one Confluent
+    writes for this subject and version (:attr:`key` rebuilds that one)."""
 
     subject: str
     version: int
     id: int
     schema_type: str
     schema: str
-    references: list[dict[str, Any]]
+    references: Sequence[dict[str, Any]]
     metadata: dict[str, Any] | None
     rule_set: dict[str, Any] | None
     deleted: bool
     ts: int
     digest: bytes
-    key: bytes
+    #: the record's key bytes when they differ from Confluent's for (subject, version), else None
+    raw_key: bytes | None = None
+
+    @property
+    def key(self) -> bytes:
+        """The key bytes of this version's record (a tombstone must reuse them)."""
+        if self.raw_key is not None:
+            return self.raw_key
+        return records.encode_key(records.schema_key(self.subject, self.version))
 
     @property
     def context(self) -> str:
@@ -417,16 +435,21 @@ class State(Journaled):
 
 def _schema_version(value: dict[str, Any], key: RecordKey, record: Record) -> SchemaVersion:
     schema = value["schema"]
-    references = list(value.get("references") or [])
+    references = list(value.get("references") or NO_REFERENCES) or NO_REFERENCES
     metadata = value.get("metadata") or None
     rule_set = value.get("ruleSet") or None
     if not isinstance(schema, str):
         raise TypeError("schema is not a string")
+    subject = sys.intern(key.subject or str(value.get("subject", "")))
+    version = int(key.version if key.version is not None else value["version"])
+    raw_key: bytes | None = key.to_bytes()
+    if key.subject is not None and key.version is not None and raw_key == records.encode_key(key):
+        raw_key = None  # Confluent's bytes for (subject, version): rebuilt when needed
     return SchemaVersion(
-        subject=key.subject or str(value.get("subject", "")),
-        version=int(key.version if key.version is not None else value["version"]),
+        subject=subject,
+        version=version,
         id=int(value["id"]),
-        schema_type=str(value.get("schemaType") or "AVRO"),
+        schema_type=sys.intern(str(value.get("schemaType") or "AVRO")),
         schema=schema,
         references=references,
         metadata=metadata,
@@ -434,7 +457,7 @@ def _schema_version(value: dict[str, Any], key: RecordKey, record: Record) -> Sc
         deleted=bool(value.get("deleted", False)),
         ts=record.timestamp,
         digest=schema_hash(schema, references, metadata, rule_set),
-        key=key.to_bytes(),
+        raw_key=raw_key,
     )
 
 

