@@ -154,6 +154,9 @@ class State:
         #: while not None, every change made by :meth:`apply` is journaled here so that
         #: :meth:`rollback` can undo it (the write path's tentative batch; see ``Registry.write``)
         self._journal: list[tuple[Any, Any, Any, bool]] | None = None
+        #: a sequence lock for readers caching answers (``registry.api.fast_reads``): odd while
+        #: a record is applied or a batch rolled back, and different after any change
+        self.changes = 0
 
     # ---- tentative application (group commit) ---------------------------------------------
 
@@ -164,6 +167,7 @@ class State:
     def rollback(self) -> None:
         """Undo every change made since :meth:`begin_tentative`, newest first."""
         journal, self._journal = self._journal, None
+        self.changes += 1
         for target, name, old, is_attr in reversed(journal or []):
             if is_attr:
                 setattr(target, name, old)
@@ -171,6 +175,7 @@ class State:
                 target.pop(name, None)
             else:
                 target[name] = old
+        self.changes += 1
 
     def end_tentative(self) -> None:
         self._journal = None
@@ -199,6 +204,13 @@ class State:
             self.apply(record)
 
     def apply(self, record: Record) -> None:
+        self.changes += 1  # odd while applying (see ``changes``)
+        try:
+            self._apply(record)
+        finally:
+            self.changes += 1
+
+    def _apply(self, record: Record) -> None:
         if record.log:  # a separate DEK registry log, with offsets of its own
             self.encryption_keys.apply_record(record)
             return
