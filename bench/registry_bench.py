@@ -9,6 +9,7 @@ connections, targets interleaved per scenario so machine noise hits all of them)
 
 * ``get_by_id``       GET  /schemas/ids/{id}              random existing ids
 * ``lookup``          POST /subjects/{subject}            random subjects, their existing schema
+* ``get_version``     GET  /subjects/{subject}/versions/1 random subjects
 * ``register_version`` POST /subjects/{subject}/versions  the subject's schema plus one field
   with a default (BACKWARD compatible), one new version per request
 * ``register_subject`` POST /subjects/{subject}/versions  a new subject per request
@@ -52,12 +53,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 SUBJECT_PREFIX = "bench-"
-SCENARIOS = ("get_by_id", "lookup", "register_version", "register_subject")
+SCENARIOS = ("get_by_id", "lookup", "get_version", "register_version", "register_subject")
 #: scenarios the bare-FastAPI ceiling also answers (GET with a same-size body; POST echo)
-CEILING_SCENARIOS = ("get_by_id", "lookup")
+CEILING_SCENARIOS = ("get_by_id", "lookup", "get_version")
 SCENARIO_TITLES = {
     "get_by_id": "GET /schemas/ids/{id}",
     "lookup": "POST /subjects/{s} (lookup)",
+    "get_version": "GET /subjects/{s}/versions/1",
     "register_version": "POST /subjects/{s}/versions (new version)",
     "register_subject": "POST /subjects/{s}/versions (new subject)",
 }
@@ -547,6 +549,10 @@ class Workload:
             build_request(ep, "POST", f"/subjects/{subject_name(i)}", schema_body(base_schema(i)))
             for i in self.indexes
         ]
+        self.versions = [
+            build_request(ep, "GET", f"/subjects/{subject_name(i)}/versions/1")
+            for i in self.indexes
+        ]
         # new versions: subject k % n gets the base schema plus fields x<token>_0..x<token>_r
         # (r = k // n), every one with a default, so each is BACKWARD compatible with the
         # subject's latest version (this run's previous one, or an earlier run's)
@@ -562,6 +568,8 @@ class Workload:
             return lambda: self.rng.choice(self.by_id)
         if name == "lookup":
             return lambda: self.rng.choice(self.lookups)
+        if name == "get_version":
+            return lambda: self.rng.choice(self.versions)
         if name == "register_version":
             return self._new_version
         if name == "register_subject":
@@ -605,12 +613,17 @@ class CeilingWorkload:
             build_request(ep, "POST", f"/subjects/{subject_name(i)}", schema_body(base_schema(i)))
             for i in range(1000)
         ]
+        self.versions = [
+            build_request(ep, "GET", f"/subjects/{subject_name(i)}/versions/1") for i in range(1000)
+        ]
 
     def scenario(self, name: str) -> Callable[[], bytes]:
         if name == "get_by_id":
             return lambda: self.rng.choice(self.gets)
         if name == "lookup":
             return lambda: self.rng.choice(self.posts)
+        if name == "get_version":
+            return lambda: self.rng.choice(self.versions)
         raise ValueError(name)
 
 
@@ -633,6 +646,11 @@ def serve_ceiling(port: int, body_size: int) -> None:
     @app.get("/schemas/ids/{schema_id}")
     async def by_id(schema_id: str) -> Response:
         return Response(orjson.dumps({"schema": text}), media_type=CONTENT_TYPE)
+
+    @app.get("/subjects/{subject}/versions/{version}")
+    async def version(subject: str, version: str) -> Response:
+        answer = {"subject": subject, "version": 1, "id": 1, "schema": text}
+        return Response(orjson.dumps(answer), media_type=CONTENT_TYPE)
 
     @app.post("/subjects/{subject}")
     async def lookup(request: Request, subject: str) -> Response:

@@ -44,6 +44,9 @@ class Settings:
     parse_cache_bytes: int = 64 * 1024 * 1024
     #: largest request body accepted, in bytes
     max_request_bytes: int = 16 * 1024 * 1024
+    #: bytes of answers to ``GET /schemas/ids/{id}``, ``GET /subjects/{s}/versions/{v}`` and
+    #: lookups kept ready to send until the state changes (``registry.api.fast_reads``); 0: none
+    read_cache_bytes: int = 64 * 1024 * 1024
     log_level: str = "INFO"
     #: ``text`` or ``json`` (one JSON object a line, with the request id)
     log_format: str = "text"

@@ -180,6 +180,10 @@ class State(Journaled):
         self.skipped = 0
         #: KEKs and DEKs of the DEK registry (``registry.dek_records``)
         self.encryption_keys = KeyIndex(journal=journal)
+        #: a sequence lock for readers caching answers (``registry.api.fast_reads``): odd while
+        #: a record is applied or a batch rolled back, and different after any change. Never
+        #: journaled (:meth:`_bump`): a rollback must not bring an old value back
+        self.changes = 0
         #: set last: from here on attribute changes are journaled while a batch is open
         self.journal = journal
 
@@ -191,7 +195,15 @@ class State(Journaled):
 
     def rollback(self) -> None:
         """Undo every change made since :meth:`begin_tentative`, newest first."""
-        self.journal.rollback()
+        self._bump()
+        try:
+            self.journal.rollback()
+        finally:
+            self._bump()
+
+    def _bump(self) -> None:
+        """``changes`` += 1, around the journal (see ``changes``)."""
+        self.__dict__["changes"] += 1
 
     def end_tentative(self) -> None:
         self.journal.end()
@@ -212,6 +224,13 @@ class State(Journaled):
             self.apply(record)
 
     def apply(self, record: Record) -> None:
+        self._bump()  # odd while applying (see ``changes``)
+        try:
+            self._apply(record)
+        finally:
+            self._bump()
+
+    def _apply(self, record: Record) -> None:
         if record.log:  # a separate DEK registry log, with offsets of its own
             self.encryption_keys.apply_record(record)
             return

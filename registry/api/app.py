@@ -122,6 +122,11 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
         configure_protoc(registry.settings.protoc_subprocess_bytes)
     except ImportError:  # the Protobuf plug-in is not installed
         pass
+    # the hot reads answered from cached bytes, inside the protocol middleware (everything
+    # outside it still applies: metrics, request ids, authentication, readiness, negotiation)
+    from registry.api import fast_reads
+
+    fast_reads.install(app, registry)
     app.add_middleware(ProtocolMiddleware, max_body=registry.settings.max_request_bytes)
     # GET /ready; with a Kafka store, forwarding writes to the leader (outermost middleware)
     from registry.api.forwarding import install as install_forwarding
