@@ -22,13 +22,13 @@ from registry.associations import (
     AssocRequest,
     Info,
     _apply_defaults,
-    _check_name,
     _check_subject,
     _default_subject,
     by_resource_id,
     by_resource_name,
     invalid,
     parse_request,
+    validate_resource,
 )
 from registry.core import Registry, iter_live
 from registry.state import Association, SchemaVersion
@@ -288,17 +288,7 @@ def _error_message(error: dict[str, Any]) -> dict[str, Any]:
 def validate(req: OpRequest, *, dry_run: bool) -> None:
     """``AssociationOpRequest.validate``: the resource, then each op in order."""
     r = req.request
-    _check_name(r.resource_name, "resourceName")
-    _check_name(r.resource_namespace, "resourceNamespace")
-    if not dry_run and not r.resource_id:
-        raise invalid("resourceId", "cannot be null or empty")
-    if r.resource_type:
-        if r.resource_type != TOPIC:
-            raise invalid("resourceType", f"must be '{TOPIC}'")
-    else:
-        r.resource_type = TOPIC
-    if not req.ops:
-        raise invalid("associations", "cannot be null or empty")
+    validate_resource(r, dry_run=dry_run, has_items=bool(req.ops))
     seen: set[str] = set()
     for op in req.ops:
         info = op.info

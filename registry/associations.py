@@ -247,8 +247,9 @@ def _apply_defaults(info: Info, is_create: bool) -> None:
     info.frozen = desired
 
 
-def validate(req: AssocRequest, *, is_create: bool, dry_run: bool) -> None:
-    """``AssociationCreateOrUpdateRequest.validate``: 42212 for the first bad property."""
+def validate_resource(req: AssocRequest, *, dry_run: bool, has_items: bool) -> None:
+    """The resource half of Confluent's request checks (single and batch requests alike):
+    42212 for the first bad property; a missing ``resourceType`` becomes ``topic``."""
     _check_name(req.resource_name, "resourceName")
     _check_name(req.resource_namespace, "resourceNamespace")
     if not dry_run and not req.resource_id:
@@ -258,8 +259,13 @@ def validate(req: AssocRequest, *, is_create: bool, dry_run: bool) -> None:
             raise invalid("resourceType", f"must be '{TOPIC}'")
     else:
         req.resource_type = TOPIC
-    if not req.infos:
+    if not has_items:
         raise invalid("associations", "cannot be null or empty")
+
+
+def validate(req: AssocRequest, *, is_create: bool, dry_run: bool) -> None:
+    """``AssociationCreateOrUpdateRequest.validate``: 42212 for the first bad property."""
+    validate_resource(req, dry_run=dry_run, has_items=bool(req.infos))
     for info in req.infos:
         if info.subject is not None:
             _check_subject(info.subject)
