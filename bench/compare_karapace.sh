@@ -52,6 +52,7 @@ curl -sf "127.0.0.1:$kport/_health" | grep -q '"schema_registry_is_primary":true
   || { echo "Karapace not primary after 120 s; see $OUT/karapace.log" >&2; exit 1; }
 
 otopic=bench_ours_$tag
+bpid=$(cat "$BROKER_DIR/broker.pid" 2>/dev/null || true)   # its CPU per request, when ours
 ours_bin=()
 [ -n "${OURS_BIN:-}" ] && ours_bin=(--ours-bin "$OURS_BIN")
 # shellcheck disable=SC2086
@@ -59,6 +60,7 @@ ours_bin=()
   --topic "$otopic" "${ours_bin[@]}" --subjects "${SUBJECTS:-4000}" --clients ${CLIENTS:-1 16} \
   --rounds "${ROUNDS:-3}" --seconds "${SECONDS_PER_RUN:-10}" --warmup "${WARMUP:-2}" \
   --compare "karapace=http://127.0.0.1:$kport" --compare-pid "karapace=$kpid" \
+  ${bpid:+--broker-pid "$bpid"} \
   --json "$OUT/results.json" ${EXTRA:-} > "$OUT/results.md" 2> "$OUT/bench.log" || rc=$?
 "$PY" "$REPO/bench/peers/topic_batches.py" "$BOOT" "$otopic" "$OUT/results.json" \
   > "$OUT/batches.md" 2>> "$OUT/bench.log" || true

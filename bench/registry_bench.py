@@ -328,6 +328,8 @@ class Result:
     clients: int = 0
     #: wall-clock time (epoch seconds) when the measured part started
     started: float = 0.0
+    #: CPU the Kafka broker (``--broker-pid``) used per successful request
+    broker_cpu_ms: float | None = None
 
 
 def percentile(sorted_values: Sequence[int], q: float) -> float:
@@ -792,11 +794,13 @@ def markdown(
     out: list[str] = []
     # scenario keys in the order they ran (register_subject@1, register_subject@16, ...)
     keys = list(dict.fromkeys(r.scenario for r in results))
+    broker = any(r.broker_cpu_ms is not None for r in results)
     out.append(
         "| Scenario | Target | req/s | p50 ms | p90 ms | p99 ms | max ms | requests | errors "
         "| server CPU ms/req | server CPU | client CPU |"
+        + (" broker CPU ms/req |" if broker else "")
     )
-    out.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    out.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if broker else ""))
     for scenario in keys:
         for r in results:
             if r.scenario != scenario:
@@ -806,6 +810,7 @@ def markdown(
                 f" | {fmt_ms(r.p90_ms)} | {fmt_ms(r.p99_ms)} | {fmt_ms(r.max_ms)} | {r.requests:,}"
                 f" | {r.errors}{' ⚠' if r.errors else ''} | {_opt(r.server_cpu_ms, '.3f')}"
                 f" | {_opt(r.server_cpu_pct, '.0f', '%')} | {r.client_cpu_pct:.0f}% |"
+                + (f" {_opt(r.broker_cpu_ms, '.3f')} |" if broker else "")
             )
     others = [t for t in targets if t != ours]
     if others:
@@ -1033,6 +1038,7 @@ async def bench(args: argparse.Namespace) -> int:
                                 seconds=args.warmup,
                             )
                         started = time.time()
+                        broker0 = cpu_seconds(args.broker_pid)
                         lat, errors, elapsed, cpu, server, samples, per_s = await drive(
                             ep,
                             gen,
@@ -1043,6 +1049,9 @@ async def bench(args: argparse.Namespace) -> int:
                         r = summarize(ep.label, key, lat, errors, elapsed, samples, per_s)
                         r.clients = clients
                         r.started = round(started, 3)
+                        broker1 = cpu_seconds(args.broker_pid)
+                        if broker0 is not None and broker1 is not None and lat:
+                            r.broker_cpu_ms = round(1000 * (broker1 - broker0) / len(lat), 3)
                         r.client_cpu_pct = round(cpu, 1)
                         if server is not None and lat:
                             r.server_cpu_ms = round(1000 * server / len(lat), 3)
@@ -1052,6 +1061,7 @@ async def bench(args: argparse.Namespace) -> int:
                             f"  p50 {r.p50_ms:.2f} ms  p99 {r.p99_ms:.2f} ms  errors {r.errors}"
                             f"  client CPU {r.client_cpu_pct:.0f}%"
                             f"  server CPU/req {r.server_cpu_ms} ms"
+                            + (f"  broker CPU/req {r.broker_cpu_ms} ms" if args.broker_pid else "")
                         )
                         results.append(r)
         for stats in prefills:
@@ -1111,6 +1121,29 @@ async def answer_size(ep: Endpoint, workload: Workload | CeilingWorkload) -> int
     finally:
         conn.close()
     return sorted(sizes)[len(sizes) // 2] if sizes else 300
+
+
+def report(payload: dict[str, Any]) -> str:
+    """The tables of a ``--json`` file."""
+    results = [Result(**r) for r in payload["results"]]
+    prefills = [Prefill(**p) for p in payload["prefill"]]
+    labels = list(payload["targets"])
+    ceiling = "ceiling" if any(r.target == "ceiling" for r in results) else None
+    several = payload["options"].get("rounds", 1) > 1
+    merged = merge_rounds(results) if several else results
+    table = markdown(
+        merged,
+        prefills,
+        labels[0],
+        ceiling,
+        labels + ([ceiling] if ceiling else []),
+        rounds=results if several else None,
+    )
+    load = payload.get("load_average_at_start"), payload.get("load_average_at_end")
+    return (
+        f"{payload['date']}  {payload['command']}\nload average at start {load[0]}, at end "
+        f"{load[1]}; machine {payload['machine']}\n\n{table}"
+    )
 
 
 def merge_rounds(results: list[Result]) -> list[Result]:
@@ -1222,6 +1255,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "(default: --concurrency)",
     )
     p.add_argument(
+        "--broker-pid",
+        type=int,
+        metavar="PID",
+        help="a Kafka broker's process: its CPU per request is reported for every run",
+    )
+    p.add_argument(
         "--compare-pid",
         nargs="+",
         default=[],
@@ -1242,6 +1281,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1, help="random seed (1)")
     p.add_argument("--json", metavar="FILE", help="write raw results as JSON")
     p.add_argument(
+        "--report",
+        metavar="JSON",
+        help="print the tables of an earlier run's --json file again (measures nothing)",
+    )
+    p.add_argument(
         "--serve-ceiling",
         nargs=2,
         type=int,
@@ -1249,7 +1293,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help=argparse.SUPPRESS,
     )
     args = p.parse_args(argv)
-    if args.serve_ceiling is None:
+    if args.serve_ceiling is None and args.report is None:
         if bool(args.url) == bool(args.start_ours):
             p.error("give a registry URL or --start-ours (not both)")
         if args.subjects < 1 or args.concurrency < 1 or args.seconds <= 0 or args.rounds < 1:
@@ -1265,6 +1309,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.serve_ceiling is not None:
         serve_ceiling(*args.serve_ceiling)
+        return 0
+    if args.report is not None:
+        print(report(json.loads(Path(args.report).read_text())))
         return 0
     try:
         import uvloop

@@ -22,8 +22,36 @@ from pathlib import Path
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
 
-def transactions(bootstrap: str, topic: str) -> list[tuple[float, int]]:
-    """(first record's timestamp in s, records) of every committed transaction, in order."""
+def group(records: list[tuple[int, float]]) -> list[tuple[float, int]]:
+    """(first record's timestamp, records) of each run of consecutive offsets in ``records``
+    ((offset, timestamp) in offset order, as a read_committed consumer sees them)."""
+    out: list[tuple[float, int]] = []
+    last = -2
+    for offset, ts in records:
+        if offset == last + 1 and out:
+            first, n = out[-1]
+            out[-1] = (first, n + 1)
+        else:
+            out.append((ts, 1))
+        last = offset
+    return out
+
+
+def in_windows(
+    txns: list[tuple[float, int]], windows: list[tuple[str, float, float]]
+) -> dict[str, list[int]]:
+    """{scenario: sizes of the transactions that began in its window}."""
+    by: dict[str, list[int]] = defaultdict(list)
+    for ts, n in txns:
+        for scenario, start, end in windows:
+            if start <= ts <= end:
+                by[scenario].append(n)
+                break
+    return by
+
+
+def read_records(bootstrap: str, topic: str) -> list[tuple[int, float]]:
+    """(offset, timestamp in s) of every committed record of partition 0 of ``topic``."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -36,7 +64,7 @@ def transactions(bootstrap: str, topic: str) -> list[tuple[float, int]]:
         tp = TopicPartition(topic, 0, OFFSET_BEGINNING)
         _, high = consumer.get_watermark_offsets(tp, timeout=10)
         consumer.assign([tp])
-        out: list[tuple[float, int]] = []
+        out: list[tuple[int, float]] = []
         last = -2
         for _ in range(100_000):
             messages = consumer.consume(10_000, timeout=2)
@@ -47,13 +75,8 @@ def transactions(bootstrap: str, topic: str) -> list[tuple[float, int]]:
             for m in messages:
                 if m.error():
                     continue
-                offset = m.offset()
-                if offset == last + 1 and out:
-                    ts, n = out[-1]
-                    out[-1] = (ts, n + 1)
-                else:
-                    out.append((m.timestamp()[1] / 1000, 1))
-                last = offset
+                last = m.offset()
+                out.append((last, m.timestamp()[1] / 1000))
             if last >= high - 2:
                 # the last commit marker is the last offset before the high watermark
                 break
@@ -70,16 +93,11 @@ def main(argv: list[str]) -> int:
         for r in results["results"]
         if r["target"] == results.get("ours_label", "ours") and r.get("started")
     ]
-    txns = transactions(bootstrap, topic)
-    by: dict[str, list[int]] = defaultdict(list)
+    txns = group(read_records(bootstrap, topic))
+    by = in_windows(txns, [(scenario, start, end) for scenario, start, end, _ in windows])
     requests: dict[str, int] = defaultdict(int)
     for scenario, _, _, ok in windows:
         requests[scenario] += ok
-    for ts, n in txns:
-        for scenario, start, end, _ in windows:
-            if start <= ts <= end:
-                by[scenario].append(n)
-                break
     total = sum(n for _, n in txns)
     print(f"Topic {topic}: {total:,} records in {len(txns):,} transactions.")
     print()
