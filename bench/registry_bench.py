@@ -77,10 +77,6 @@ def scenario_key(name: str, clients: int | None) -> str:
     return name if clients is None else f"{name}@{clients}"
 
 
-def scenario_base(key: str) -> str:
-    return key.partition("@")[0]
-
-
 def scenario_title(key: str) -> str:
     base, _, clients = key.partition("@")
     title = SCENARIO_TITLES[base]

@@ -36,7 +36,6 @@ batches = _load("bench/peers/topic_batches.py")
 def test_scenario_keys_name_the_client_count() -> None:
     assert bench.scenario_key("register_subject", 16) == "register_subject@16"
     assert bench.scenario_key("lookup", None) == "lookup"
-    assert bench.scenario_base("register_subject@16") == "register_subject"
     assert bench.scenario_title("register_subject@1").endswith("(new subject), 1 client")
     assert bench.scenario_title("register_version@16").endswith("(new version), 16 clients")
     assert bench.scenario_title("get_by_id") == "GET /schemas/ids/{id}"
