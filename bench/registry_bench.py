@@ -3,6 +3,13 @@ Schema Registry, with a bare-FastAPI ceiling for reference.
 
     python bench/registry_bench.py --start-ours                  # our server, fresh SQLite file
     python bench/registry_bench.py http://127.0.0.1:8081 --compare karapace=http://127.0.0.1:8082
+    python bench/registry_bench.py --start-ours --store kafka --bootstrap 127.0.0.1:19092 \
+        --subjects 4000 --clients 1 16 --compare karapace=http://127.0.0.1:18081
+
+``--store kafka`` starts ours on a fresh topic of the broker at ``--bootstrap``. ``--clients``
+runs each registration scenario once per client count (``register_subject@16``: 16 connections);
+the read scenarios keep ``--concurrency``. After the pre-fill every target's server process
+(found by its port, or ``--compare-pid LABEL=PID``) has its resident memory read from /proc.
 
 Scenarios (each for ``--seconds`` after ``--warmup`` seconds, ``--concurrency`` keep-alive
 connections, targets interleaved per scenario so machine noise hits all of them):
@@ -63,6 +70,23 @@ SCENARIO_TITLES = {
     "register_version": "POST /subjects/{s}/versions (new version)",
     "register_subject": "POST /subjects/{s}/versions (new subject)",
 }
+#: scenarios that write; ``--clients`` runs each of them once per client count
+WRITE_SCENARIOS = ("register_version", "register_subject")
+
+
+def scenario_key(name: str, clients: int | None) -> str:
+    """``register_subject@16``: a scenario run with its own client count."""
+    return name if clients is None else f"{name}@{clients}"
+
+
+def scenario_title(key: str) -> str:
+    base, _, clients = key.partition("@")
+    title = SCENARIO_TITLES[base]
+    if clients:
+        title += f", {clients} client" + ("" if clients == "1" else "s")
+    return title
+
+
 #: a hard ceiling on requests per scenario, so every loop is bounded even with --seconds huge
 MAX_REQUESTS = 10_000_000
 
@@ -143,6 +167,24 @@ def cpu_seconds(pid: int | None) -> float | None:
         return None
     fields = stat.rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory_mib(pid: int | None) -> tuple[float, float] | None:
+    """(resident memory, its peak) of process ``pid`` in MiB (VmRSS, VmHWM of /proc)."""
+    if pid is None:
+        return None
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    kib = {}
+    for line in status.splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            kib[name] = int(value.split()[0])
+    if len(kib) != 2:
+        return None
+    return round(kib["VmRSS"] / 1024, 1), round(kib["VmHWM"] / 1024, 1)
 
 
 def build_request(ep: Endpoint, method: str, path: str, body: bytes | None = None) -> bytes:
@@ -280,6 +322,12 @@ class Result:
     server_cpu_pct: float | None = None
     error_samples: list[str] = field(default_factory=list)
     per_second: list[int] = field(default_factory=list)
+    #: connections that sent requests
+    clients: int = 0
+    #: wall-clock time (epoch seconds) when the measured part started
+    started: float = 0.0
+    #: CPU the Kafka broker (``--broker-pid``) used per successful request
+    broker_cpu_ms: float | None = None
 
 
 def percentile(sorted_values: Sequence[int], q: float) -> float:
@@ -439,6 +487,12 @@ class Prefill:
     errors: int
     #: batches of the registration of missing subjects: (subjects before, after, req/s, p50, p99)
     batches: list[dict[str, float]] = field(default_factory=list)
+    #: the server process's resident memory (VmRSS) and its peak (VmHWM) once every target's
+    #: pre-fill is done, MiB
+    rss_mib: float | None = None
+    peak_rss_mib: float | None = None
+    #: the same at the end of the run (after the registration scenarios)
+    rss_end_mib: float | None = None
 
 
 async def prefill(
@@ -691,14 +745,21 @@ def venv_bin(name: str) -> str:
     raise SystemExit(f"{name} not found in {REPO / '.venv'} nor next to {sys.executable}")
 
 
-async def wait_ready(ep: Endpoint, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+async def wait_ready(
+    ep: Endpoint,
+    proc: subprocess.Popen[bytes],
+    timeout: float = 60,
+    path: str = "/",
+    ready: Callable[[int], bool] = lambda status: status < 500,
+) -> None:
+    """Until ``GET path`` answers a status that ``ready`` accepts."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise SystemExit(f"{ep.label} exited with {proc.returncode} while starting")
         try:
-            status, _ = await call(ep, "GET", "/")
-            if status < 500:
+            status, _ = await call(ep, "GET", path)
+            if ready(status):
                 return
         except (OSError, asyncio.IncompleteReadError, ValueError):
             pass
@@ -740,36 +801,47 @@ def markdown(
     ours: str,
     ceiling: str | None,
     targets: list[str],
+    rounds: list[Result] | None = None,
 ) -> str:
+    """Tables of ``results`` (one per target and scenario); ``rounds``, when given, every
+    round's result, for the per-round req/s ratios."""
     out: list[str] = []
+    # scenario keys in the order they ran (register_subject@1, register_subject@16, ...)
+    keys = list(dict.fromkeys(r.scenario for r in results))
+    broker = any(r.broker_cpu_ms is not None for r in results)
     out.append(
         "| Scenario | Target | req/s | p50 ms | p90 ms | p99 ms | max ms | requests | errors "
         "| server CPU ms/req | server CPU | client CPU |"
+        + (" broker CPU ms/req |" if broker else "")
     )
-    out.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for scenario in SCENARIOS:
+    out.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if broker else ""))
+    for scenario in keys:
         for r in results:
             if r.scenario != scenario:
                 continue
             out.append(
-                f"| {SCENARIO_TITLES[scenario]} | {r.target} | {r.rps:,.0f} | {fmt_ms(r.p50_ms)}"
+                f"| {scenario_title(scenario)} | {r.target} | {r.rps:,.0f} | {fmt_ms(r.p50_ms)}"
                 f" | {fmt_ms(r.p90_ms)} | {fmt_ms(r.p99_ms)} | {fmt_ms(r.max_ms)} | {r.requests:,}"
                 f" | {r.errors}{' ⚠' if r.errors else ''} | {_opt(r.server_cpu_ms, '.3f')}"
                 f" | {_opt(r.server_cpu_pct, '.0f', '%')} | {r.client_cpu_pct:.0f}% |"
+                + (f" {_opt(r.broker_cpu_ms, '.3f')} |" if broker else "")
             )
     others = [t for t in targets if t != ours]
     if others:
         out.append("")
+        per_round = rounds is not None
         out.append(
             "| Scenario | "
             + " | ".join(
-                f"{ours}/{t} req/s | {ours}/{t} p50 | {ours}/{t} server CPU/req" for t in others
+                f"{ours}/{t} req/s | {ours}/{t} p50 | {ours}/{t} server CPU/req"
+                + (f" | {ours}/{t} req/s per round" if per_round else "")
+                for t in others
             )
             + " |"
         )
-        out.append("|---|" + "--:|--:|--:|" * len(others))
+        out.append("|---|" + ("--:|--:|--:|--:|" if per_round else "--:|--:|--:|") * len(others))
         by = {(r.target, r.scenario): r for r in results}
-        for scenario in SCENARIOS:
+        for scenario in keys:
             mine = by.get((ours, scenario))
             if mine is None:
                 continue
@@ -779,7 +851,7 @@ def markdown(
             for t in others:
                 peer = by.get((t, scenario))
                 if peer is None or not peer.rps or not peer.p50_ms:
-                    cells += ["", "", ""]
+                    cells += ["", "", ""] + ([""] if per_round else [])
                     continue
                 cells += [
                     f"{mine.rps / peer.rps:.2f}",
@@ -789,7 +861,9 @@ def markdown(
                     cells.append(f"{mine.server_cpu_ms / peer.server_cpu_ms:.2f}")
                 else:
                     cells.append("")
-            out.append(f"| {SCENARIO_TITLES[scenario]} | " + " | ".join(cells) + " |")
+                if rounds is not None:
+                    cells.append(", ".join(_round_ratios(rounds, scenario, ours, t)))
+            out.append(f"| {scenario_title(scenario)} | " + " | ".join(cells) + " |")
     growth = [p for p in prefills if p.batches]
     if growth:
         out.append("")
@@ -826,6 +900,23 @@ def markdown(
                     else ""
                 )
             )
+    memory = [p for p in prefills if p.rss_mib is not None]
+    if memory:
+        out.append("")
+        out.append(
+            f"Server memory (one process each) after the pre-fill, every target holding the same "
+            f"{memory[0].subjects:,} schemas, and at the end of the run:"
+        )
+        out.append("")
+        out.append("| Target | RSS MiB | peak RSS MiB | RSS at the end MiB | RSS / ours |")
+        out.append("|---|--:|--:|--:|--:|")
+        base = next((p.rss_mib for p in memory if p.target == ours), None)
+        for p in memory:
+            ratio = f"{p.rss_mib / base:.2f}" if base and p.rss_mib else ""
+            out.append(
+                f"| {p.target} | {p.rss_mib:,.1f} | {_opt(p.peak_rss_mib, ',.1f')}"
+                f" | {_opt(p.rss_end_mib, ',.1f')} | {ratio} |"
+            )
     for p in prefills:
         if not p.batches:
             out.append(
@@ -842,6 +933,13 @@ def markdown(
             if p.errors:
                 out.append(f"- {p.target} pre-fill: {p.errors} errors")
     return "\n".join(out)
+
+
+def _round_ratios(rounds: list[Result], scenario: str, ours: str, peer: str) -> list[str]:
+    """``ours`` / ``peer`` req/s of each round (the n-th result of each, in run order)."""
+    mine = [r.rps for r in rounds if r.target == ours and r.scenario == scenario]
+    theirs = [r.rps for r in rounds if r.target == peer and r.scenario == scenario]
+    return [f"{a / b:.2f}" if b else "" for a, b in zip(mine, theirs, strict=False)]
 
 
 def machine() -> dict[str, Any]:
@@ -877,7 +975,18 @@ async def bench(args: argparse.Namespace) -> int:
     def log(msg: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
-    scenarios = [s for s in SCENARIOS if s in args.scenarios]
+    load_at_start = _loadavg()
+    log(f"load average at start: {load_at_start}")
+
+    # (key, scenario, connections): the write scenarios once per --clients count
+    plan: list[tuple[str, str, int]] = []
+    for name in SCENARIOS:
+        if name not in args.scenarios:
+            continue
+        if args.clients and name in WRITE_SCENARIOS:
+            plan += [(scenario_key(name, c), name, c) for c in args.clients]
+        else:
+            plan.append((name, name, args.concurrency))
     async with _our_server(args, log) as ours_url:
         ours = Endpoint.parse(ours_url, "ours")
         peers = [Endpoint.parse(spec, f"peer{n + 1}") for n, spec in enumerate(args.compare)]
@@ -885,7 +994,10 @@ async def bench(args: argparse.Namespace) -> int:
         if len({t.label for t in targets}) != len(targets):
             raise SystemExit("target labels must be distinct (use LABEL=URL)")
 
-        pids: dict[str, int | None] = {t.label: listening_pid(t.port) for t in targets}
+        given = dict(_label_pid(spec) for spec in args.compare_pid)
+        pids: dict[str, int | None] = {
+            t.label: given.get(t.label) or listening_pid(t.port) for t in targets
+        }
         for label, pid in pids.items():
             log(f"{label}: server process {pid if pid else 'not visible'}")
         prefills: list[Prefill] = []
@@ -894,6 +1006,15 @@ async def bench(args: argparse.Namespace) -> int:
             stats, ids = await prefill(ep, args.subjects, args.concurrency, log, pids.get(ep.label))
             prefills.append(stats)
             workloads[ep.label] = Workload(ep, ids, args.seed + n)
+        # every target now holds the same --subjects schemas (and is idle)
+        for stats in prefills:
+            memory = memory_mib(pids.get(stats.target))
+            if memory is not None:
+                stats.rss_mib, stats.peak_rss_mib = memory
+                log(
+                    f"{stats.target}: RSS {memory[0]:,.1f} MiB (peak {memory[1]:,.1f} MiB) "
+                    f"at {args.subjects:,} subjects"
+                )
 
         ceiling_ep: Endpoint | None = None
         body_size = 0
@@ -915,7 +1036,7 @@ async def bench(args: argparse.Namespace) -> int:
                 workloads["ceiling"] = CeilingWorkload(ceiling_ep, args.seed)
             results: list[Result] = []
             for rnd in range(args.rounds):
-                for scenario in scenarios:
+                for key, scenario, clients in plan:
                     order = list(targets)
                     if ceiling_ep is not None and scenario in CEILING_SCENARIOS:
                         order.append(ceiling_ep)
@@ -927,36 +1048,56 @@ async def bench(args: argparse.Namespace) -> int:
                             await drive(
                                 ep,
                                 gen,
-                                concurrency=args.concurrency,
+                                concurrency=clients,
                                 seconds=args.warmup,
                             )
+                        started = time.time()
+                        broker0 = cpu_seconds(args.broker_pid)
                         lat, errors, elapsed, cpu, server, samples, per_s = await drive(
                             ep,
                             gen,
-                            concurrency=args.concurrency,
+                            concurrency=clients,
                             seconds=args.seconds,
                             pid=pids.get(ep.label),
                         )
-                        r = summarize(ep.label, scenario, lat, errors, elapsed, samples, per_s)
+                        r = summarize(ep.label, key, lat, errors, elapsed, samples, per_s)
+                        r.clients = clients
+                        r.started = round(started, 3)
+                        broker1 = cpu_seconds(args.broker_pid)
+                        if broker0 is not None and broker1 is not None and lat:
+                            r.broker_cpu_ms = round(1000 * (broker1 - broker0) / len(lat), 3)
                         r.client_cpu_pct = round(cpu, 1)
                         if server is not None and lat:
                             r.server_cpu_ms = round(1000 * server / len(lat), 3)
                             r.server_cpu_pct = round(100 * server / elapsed, 1)
                         log(
-                            f"round {rnd + 1} {scenario:<17} {ep.label:<10} {r.rps:>9,.0f} req/s"
+                            f"round {rnd + 1} {key:<20} {ep.label:<10} {r.rps:>9,.0f} req/s"
                             f"  p50 {r.p50_ms:.2f} ms  p99 {r.p99_ms:.2f} ms  errors {r.errors}"
                             f"  client CPU {r.client_cpu_pct:.0f}%"
                             f"  server CPU/req {r.server_cpu_ms} ms"
+                            + (f"  broker CPU/req {r.broker_cpu_ms} ms" if args.broker_pid else "")
                         )
                         results.append(r)
+        for stats in prefills:
+            memory = memory_mib(pids.get(stats.target))
+            if memory is not None:
+                stats.rss_end_mib = memory[0]
 
     merged = merge_rounds(results) if args.rounds > 1 else results
     labels = [t.label for t in targets] + (["ceiling"] if ceiling_ep else [])
-    table = markdown(merged, prefills, ours.label, "ceiling" if ceiling_ep else None, labels)
+    table = markdown(
+        merged,
+        prefills,
+        ours.label,
+        "ceiling" if ceiling_ep else None,
+        labels,
+        rounds=results if args.rounds > 1 else None,
+    )
     header = (
         f"{dt.datetime.now().isoformat(timespec='seconds')}  subjects={args.subjects}  "
-        f"concurrency={args.concurrency}  seconds={args.seconds}  warmup={args.warmup}  "
-        f"rounds={args.rounds}  machine={machine()}"
+        f"concurrency={args.concurrency}  clients={args.clients}  seconds={args.seconds}  "
+        f"warmup={args.warmup}  rounds={args.rounds}  load average={_loadavg()}  "
+        f"machine={machine()}"
     )
     print(header)
     print()
@@ -967,7 +1108,10 @@ async def bench(args: argparse.Namespace) -> int:
             "command": " ".join(sys.argv),
             "options": {k: v for k, v in vars(args).items() if k != "serve_ceiling"},
             "machine": machine(),
+            "load_average_at_start": load_at_start,
+            "load_average_at_end": _loadavg(),
             "targets": {t.label: t.url for t in targets},
+            "pids": pids,
             "ceiling_body_bytes": body_size,
             "prefill": [asdict(p) for p in prefills],
             "results": [asdict(r) for r in results],
@@ -993,6 +1137,29 @@ async def answer_size(ep: Endpoint, workload: Workload | CeilingWorkload) -> int
     return sorted(sizes)[len(sizes) // 2] if sizes else 300
 
 
+def report(payload: dict[str, Any]) -> str:
+    """The tables of a ``--json`` file."""
+    results = [Result(**r) for r in payload["results"]]
+    prefills = [Prefill(**p) for p in payload["prefill"]]
+    labels = list(payload["targets"])
+    ceiling = "ceiling" if any(r.target == "ceiling" for r in results) else None
+    several = payload["options"].get("rounds", 1) > 1
+    merged = merge_rounds(results) if several else results
+    table = markdown(
+        merged,
+        prefills,
+        labels[0],
+        ceiling,
+        labels + ([ceiling] if ceiling else []),
+        rounds=results if several else None,
+    )
+    load = payload.get("load_average_at_start"), payload.get("load_average_at_end")
+    return (
+        f"{payload['date']}  {payload['command']}\nload average at start {load[0]}, at end "
+        f"{load[1]}; machine {payload['machine']}\n\n{table}"
+    )
+
+
 def merge_rounds(results: list[Result]) -> list[Result]:
     """Rounds of one (target, scenario): the round with the median req/s."""
     groups: dict[tuple[str, str], list[Result]] = {}
@@ -1007,6 +1174,28 @@ def merge_rounds(results: list[Result]) -> list[Result]:
     return merged
 
 
+def _label_pid(spec: str) -> tuple[str, int]:
+    label, sep, pid = spec.partition("=")
+    if not sep or not pid.isdigit():
+        raise SystemExit(f"--compare-pid {spec}: expected LABEL=PID")
+    return label, int(pid)
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def _our_store(args: argparse.Namespace, tmp: str) -> str:
+    if args.store == "sqlite":
+        return f"sqlite:///{tmp}/bench.db"
+    # a topic of its own (and so its own election topic, group and transactional id)
+    topic = args.topic or f"bench_ours_{uuid.uuid4().hex[:8]}"
+    return f"kafka://{args.bootstrap}/?topic={topic}"
+
+
 @asynccontextmanager
 async def _our_server(args: argparse.Namespace, log: Callable[[str], None]) -> AsyncIterator[str]:
     if not args.start_ours:
@@ -1015,19 +1204,21 @@ async def _our_server(args: argparse.Namespace, log: Callable[[str], None]) -> A
     tmp = tempfile.mkdtemp(prefix="registry-bench-")
     port = free_port()
     argv = [
-        venv_bin("schema-registry"),
+        args.ours_bin or venv_bin("schema-registry"),
         "serve",
         "--port",
         str(port),
         "--store",
-        f"sqlite:///{tmp}/bench.db",
+        _our_store(args, tmp),
         "--log-level",
         "WARNING",
     ]
     url = f"http://127.0.0.1:{port}"
     try:
         with child(argv, log) as proc:
-            await wait_ready(Endpoint.parse(url, "ours"), proc)
+            # /ready: on the Kafka store, replay done and a leader elected
+            ep = Endpoint.parse(url, "ours")
+            await wait_ready(ep, proc, path="/ready", ready=lambda status: status == 200)
             yield url
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -1044,6 +1235,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="start our schema-registry (this virtualenv, fresh temp SQLite) on a free port",
     )
     p.add_argument(
+        "--store",
+        choices=("sqlite", "kafka"),
+        default="sqlite",
+        help="with --start-ours: its store, a fresh SQLite file or a fresh Kafka topic (sqlite)",
+    )
+    p.add_argument("--bootstrap", metavar="HOST:PORT", help="with --store kafka: the broker")
+    p.add_argument(
+        "--topic", help="with --store kafka: the topic (default bench_ours_<random>, new)"
+    )
+    p.add_argument(
+        "--ours-bin",
+        metavar="PATH",
+        help="with --start-ours: the schema-registry executable (default: this virtualenv's), "
+        "e.g. another checkout's .venv/bin/schema-registry",
+    )
+    p.add_argument(
         "--compare",
         nargs="+",
         default=[],
@@ -1052,6 +1259,28 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--subjects", type=int, default=10_000, help="pre-filled subjects (10000)")
     p.add_argument("--concurrency", type=int, default=8, help="connections (8)")
+    p.add_argument(
+        "--clients",
+        type=int,
+        nargs="+",
+        default=[],
+        metavar="N",
+        help="run each registration scenario once per count of connections, e.g. 1 16 "
+        "(default: --concurrency)",
+    )
+    p.add_argument(
+        "--broker-pid",
+        type=int,
+        metavar="PID",
+        help="a Kafka broker's process: its CPU per request is reported for every run",
+    )
+    p.add_argument(
+        "--compare-pid",
+        nargs="+",
+        default=[],
+        metavar="LABEL=PID",
+        help="a target's server process, for CPU and memory (default: found by its port)",
+    )
     p.add_argument("--seconds", type=float, default=10.0, help="measured seconds per run (10)")
     p.add_argument("--warmup", type=float, default=2.0, help="warm-up seconds per run (2)")
     p.add_argument("--rounds", type=int, default=1, help="repeat the interleaved runs (1)")
@@ -1066,6 +1295,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1, help="random seed (1)")
     p.add_argument("--json", metavar="FILE", help="write raw results as JSON")
     p.add_argument(
+        "--report",
+        metavar="JSON",
+        help="print the tables of an earlier run's --json file again (measures nothing)",
+    )
+    p.add_argument(
         "--serve-ceiling",
         nargs=2,
         type=int,
@@ -1073,11 +1307,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help=argparse.SUPPRESS,
     )
     args = p.parse_args(argv)
-    if args.serve_ceiling is None:
+    if args.serve_ceiling is None and args.report is None:
         if bool(args.url) == bool(args.start_ours):
             p.error("give a registry URL or --start-ours (not both)")
         if args.subjects < 1 or args.concurrency < 1 or args.seconds <= 0 or args.rounds < 1:
             p.error("--subjects, --concurrency, --seconds and --rounds must be positive")
+        if any(c < 1 for c in args.clients):
+            p.error("--clients must be positive")
+        if args.start_ours and args.store == "kafka" and not args.bootstrap:
+            p.error("--store kafka needs --bootstrap HOST:PORT")
     return args
 
 
@@ -1085,6 +1323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.serve_ceiling is not None:
         serve_ceiling(*args.serve_ceiling)
+        return 0
+    if args.report is not None:
+        print(report(json.loads(Path(args.report).read_text())))
         return 0
     try:
         import uvloop
