@@ -92,6 +92,8 @@ def test_three_instances_forward_writes_and_read_their_own(servers: list[LiveSer
         assert reply.json() == {"id": i + 1}
         # the leader's answer comes back verbatim (its X-Request-ID echo included)
         assert reply.headers["x-request-id"] == f"req-{i}"
+        # the leader's applied offset (what the follower reads up to) is not passed on
+        assert "x-registry-applied-offset" not in reply.headers
         # read-your-writes on the instance written to, follower or not
         got = httpx.get(f"{server.url}/subjects/s{i}/versions/1", timeout=5).json()
         assert (got["id"], got["schema"]) == (i + 1, schema)
