@@ -9,6 +9,7 @@ import threading
 import time
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,6 +64,13 @@ def test_the_kafka_reader_buffers_at_most_its_bound_while_the_registry_replays(
         original_apply(record)
 
     registry.state.apply = slow_apply  # type: ignore[method-assign]
+    original_iter_keys = store.iter_keys
+
+    def slow_iter_keys() -> Any:
+        time.sleep(1.0)  # the reader starts at open, before the replay takes anything
+        return original_iter_keys()
+
+    store.iter_keys = slow_iter_keys  # type: ignore[method-assign]
     peak = 0
     done = threading.Event()
 

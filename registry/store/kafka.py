@@ -156,8 +156,11 @@ class KafkaLogStore(LogStore):
         self._listener = listener
 
     def _draining(self) -> bool:
-        """Whether somebody takes the records read (then the reader's buffer is bounded)."""
-        return self._iterating or (self._listener is not None and self._replayed.is_set())
+        """Whether somebody takes (or is about to take) the records read: then the reader's
+        buffer is bounded. A store with a listener is a registry's: its replay (``iter_all``)
+        takes the records from the start, even if the reader started before it did (it read
+        the whole topic ahead of a slow start in a full test run)."""
+        return self._iterating or self._listener is not None
 
     # ---- lifecycle -------------------------------------------------------------------------
 
