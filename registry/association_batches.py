@@ -23,11 +23,11 @@ from registry.associations import (
     Info,
     _apply_defaults,
     _check_subject,
-    _default_subject,
     by_resource_id,
     by_resource_name,
     invalid,
     parse_request,
+    settle_subject,
     validate_resource,
 )
 from registry.core import Registry, iter_live
@@ -316,13 +316,7 @@ def validate(req: OpRequest, *, dry_run: bool) -> None:
             )
         seen.add(info.association_type)
         if op.op_type == CREATE:
-            default = _default_subject(r, info.association_type)
-            if info.subject is None:
-                info.subject = default
-            if info.frozen and info.subject != default:
-                raise invalid("subject", f"frozen associations must use subject '{default}'")
-            if info.lifecycle == "WEAK" and info.subject == default:
-                raise invalid("subject", f"WEAK associations cannot use subject '{default}'")
+            settle_subject(r, info)
 
 
 def _apply(reg: Registry, req: OpRequest, context: str | None, dry_run: bool) -> Result:

@@ -247,6 +247,18 @@ def _apply_defaults(info: Info, is_create: bool) -> None:
     info.frozen = desired
 
 
+def settle_subject(req: AssocRequest, info: Info) -> None:
+    """A created association's subject: the topic's default when none is given; a frozen one
+    must use it, a WEAK one must not (42212)."""
+    default = _default_subject(req, info.association_type)
+    if info.subject is None:
+        info.subject = default
+    if info.frozen and info.subject != default:
+        raise invalid("subject", f"frozen associations must use subject '{default}'")
+    if info.lifecycle == "WEAK" and info.subject == default:
+        raise invalid("subject", f"WEAK associations cannot use subject '{default}'")
+
+
 def validate_resource(req: AssocRequest, *, dry_run: bool, has_items: bool) -> None:
     """The resource half of Confluent's request checks (single and batch requests alike):
     42212 for the first bad property; a missing ``resourceType`` becomes ``topic``."""
@@ -284,10 +296,4 @@ def validate(req: AssocRequest, *, is_create: bool, dry_run: bool) -> None:
             if is_create and info.subject is None:
                 raise invalid("subject", "must be provided for WEAK associations")
         if is_create:
-            default = _default_subject(req, info.association_type)
-            if info.subject is None:
-                info.subject = default
-            if info.frozen and info.subject != default:
-                raise invalid("subject", f"frozen associations must use subject '{default}'")
-            if info.lifecycle == "WEAK" and info.subject == default:
-                raise invalid("subject", f"WEAK associations cannot use subject '{default}'")
+            settle_subject(req, info)
