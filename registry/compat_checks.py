@@ -36,6 +36,10 @@ def check_against(
         # only versions whose metadata property ``group`` equals the new schema's (maybe None)
         value = _property(metadata, group)
         prev = [v for v in prev if _property(v.metadata, group) == value]
+    if level == "NONE":
+        return []
+    if not level.endswith("_TRANSITIVE"):
+        prev = prev[-1:]  # the others are neither parsed nor compared (``compatibility.check``)
     olds = [compatibility.PreviousSchema(reg.parse_stored(v), v.version, v.schema) for v in prev]
     fmt = reg.formats.get(new.schema_type)
     validate_fields = bool(config.get("validateFields"))

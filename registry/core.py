@@ -6,20 +6,20 @@ mode). Operations live in a module per family: ``registry.reads``, ``registry.lo
 
 from __future__ import annotations
 
-import contextvars
 import copy
 import gc
 import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from registry import budget, errors, records
 from registry.formats.base import Dependency, InvalidSchemaError, ParsedSchema, SchemaFormat
+from registry.group_commit import GroupCommit, Pending
 from registry.path_numbers import java_int, java_trim
 from registry.records import Record, RecordKey
 from registry.settings import Settings
@@ -78,8 +78,6 @@ class SchemaRequest:
 FREEZE_AFTER = 10_000
 #: how a parse failure that says nothing about the text begins (``formats.protobuf.compiler``)
 TRANSIENT_PARSE_ERROR = "protoc failed"
-#: the most writes one store transaction takes (the rest wait for the next)
-MAX_BATCH = 1000
 
 
 #: memory a parsed schema takes per byte of its text (measured: a parsed Avro record of 683
@@ -91,21 +89,6 @@ PARSED_FIXED_BYTES = 1024
 def parsed_cost(text: str) -> int:
     """The estimated memory of a parsed schema of ``text`` (what the parse cache counts)."""
     return PARSED_FIXED_BYTES + PARSED_BYTES_PER_TEXT_BYTE * len(text)
-
-
-class _Pending:
-    """A write waiting in the group-commit queue."""
-
-    __slots__ = ("context", "decide", "done", "error", "queued_at", "result", "staged")
-
-    def __init__(self, decide: Callable[[], tuple[Sequence[Draft], Any]]) -> None:
-        self.decide = decide
-        self.context = contextvars.copy_context()
-        self.queued_at = time.monotonic()
-        self.done = False
-        self.error: BaseException | None = None
-        self.result: Any = None
-        self.staged = 0
 
 
 class Registry:
@@ -122,12 +105,8 @@ class Registry:
         self.formats: dict[str, SchemaFormat] = dict(formats or default_formats(self.settings))
         self.state = State()
         self._write_lock = threading.RLock()
-        self._queue_lock = threading.Lock()
-        #: signalled when a batch is done or the leading writer steps down
-        self._queue_changed = threading.Condition(self._queue_lock)
-        #: whether a writer is committing batches (the others wait for it, not for the lock)
-        self._leading = False
-        self._queue: list[_Pending] = []
+        #: the writes waiting for the store (``registry.group_commit``)
+        self._group = GroupCommit(self._commit_batch, self._write_lock)
         #: parsed schemas, and the error of a text that did not parse (raised again as a copy),
         #: by (type, text, dependencies, strict), least recently used first, with the memory
         #: each is estimated to take (:func:`parsed_cost`); registrations parse before the
@@ -172,6 +151,7 @@ class Registry:
 
     def stop(self) -> None:
         self._stop.set()
+        self._group.close()
         if self._poller is not None:
             self._poller.join(timeout=5)
         self.store.close()
@@ -209,50 +189,15 @@ class Registry:
 
     def write(self, decide: Callable[[], tuple[Sequence[Draft], T]]) -> T:
         """Run ``decide`` on the write path and return its result once its records are durable
-        in the store and applied to the state (or raise its error).
+        in the store and applied to the state (or raise its error). Writes arriving together
+        are committed as one batch (``registry.group_commit``)."""
+        return self._group.write(decide)
 
-        Group commit: writes that arrive while a commit is in flight queue up; the next thread
-        to lead takes the whole queue and commits it as one batch (:meth:`_commit_batch`), so
-        the answers are exactly those of running the writes one after another, at the cost of
-        one store transaction per batch. A writer whose write another thread committed is woken
-        as soon as that batch is done (it does not wait for the write lock, which the next
-        batch's commit may already hold)."""
-        pending = _Pending(decide)
-        with self._queue_changed:
-            self._queue.append(pending)
-            while self._leading and not pending.done:
-                self._queue_changed.wait()
-            lead = not pending.done
-            if lead:
-                self._leading = True
-        if lead:
-            try:
-                with self._write_lock:
-                    while not pending.done:
-                        with self._queue_lock:
-                            batch = self._queue[:MAX_BATCH]
-                            del self._queue[:MAX_BATCH]
-                        try:
-                            self._commit_batch(batch)
-                        finally:
-                            for queued in batch:  # whatever went wrong, nobody waits for ever
-                                if not queued.done:
-                                    queued.error = queued.error or errors.store_error(
-                                        "Error while writing to the store"
-                                    )
-                                    queued.done = True
-                            with self._queue_changed:  # its writers answer now
-                                self._queue_changed.notify_all()
-            finally:
-                with self._queue_changed:
-                    self._leading = False
-                    self._queue_changed.notify_all()
-        assert pending.done
-        if pending.error is not None:
-            raise pending.error
-        return pending.result  # type: ignore[no-any-return]
+    def write_async(self, decide: Callable[[], tuple[Sequence[Draft], T]]) -> Awaitable[T]:
+        """:meth:`write` from the event loop: awaiting the answer costs no worker thread."""
+        return self._group.write_async(decide)
 
-    def _commit_batch(self, batch: list[_Pending]) -> None:
+    def _commit_batch(self, batch: list[Pending]) -> None:
         """Catch up under the store's exclusive lock; decide the writes one after another, each
         against the state plus the records the earlier ones drafted (applied tentatively, with
         offset and timestamp -1, through the state's undo journal); undo the tentative records
@@ -304,7 +249,7 @@ class Registry:
         for pending in batch:
             pending.done = True
 
-    def _decide_one(self, pending: _Pending, staged: list[tuple[bytes, bytes | None]]) -> None:
+    def _decide_one(self, pending: Pending, staged: list[tuple[bytes, bytes | None]]) -> None:
         try:
             # in the writer's own context: its work allowance (``registry.budget``), not that of
             # the thread committing the batch

@@ -37,6 +37,38 @@ class Registered:
 
 def register(reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool) -> Registered:
     """``POST /subjects/{subject}/versions``."""
+    found = before_lock(reg, subject, req, normalize)
+    if isinstance(found, Registered):
+        return found
+    subject, normalize = found
+    return reg.write(lambda: register_locked(reg, subject, req, normalize))
+
+
+#: the largest schema text :func:`cheap` lets the event loop parse
+INLINE_SCHEMA_CHARS = 8192
+#: the most versions a subject may hold for :func:`cheap` to let the event loop check it
+INLINE_VERSIONS = 64
+
+
+def cheap(reg: Registry, subject: str, req: SchemaRequest) -> bool:
+    """Whether :func:`before_lock` is quick enough to run on the event loop: a small
+    reference-free Avro schema (tens of microseconds to parse, like a lookup's) checked
+    against at most :data:`INLINE_VERSIONS` versions."""
+    text = req.schema
+    return (
+        not req.references
+        and text is not None
+        and len(text) <= INLINE_SCHEMA_CHARS
+        and (req.schema_type or "AVRO").upper() == "AVRO"
+        and len(reg.state.versions(subject)) <= INLINE_VERSIONS
+    )
+
+
+def before_lock(
+    reg: Registry, subject: str, req: SchemaRequest, normalize: bool
+) -> Registered | tuple[str, bool]:
+    """What a registration does before the write lock: the answer when the subject already
+    holds the schema, else the checked subject and ``normalize`` after :func:`_prepare`."""
     subject = reg.valid_subject(subject)
     if req.rule_set is not None:
         validate_rule_set(req.rule_set)
@@ -55,7 +87,7 @@ def register(reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool
             elif req.id == existing.id and req.version == existing.version:
                 return Registered(existing, existing.id, modified=True)
     _prepare(reg, subject, req, normalize)
-    return reg.write(lambda: _register_locked(reg, subject, req, normalize))
+    return subject, normalize
 
 
 def _prepare(reg: Registry, subject: str, req: SchemaRequest, normalize: bool) -> None:
@@ -64,19 +96,19 @@ def _prepare(reg: Registry, subject: str, req: SchemaRequest, normalize: bool) -
     check its compatibility against the subject's versions as they are now. The outcome is
     thrown away (the state may change before the write lock is ours, and a batch being decided
     may show records that are never committed); what stays is in the parse cache and the
-    verdict cache, so the registration decided inside the lock (:func:`_register_locked`,
+    verdict cache, so the registration decided inside the lock (:func:`register_locked`,
     against the state as it then is) finds it there and a concurrent unrelated registration
     does not wait for it. Only a spent allowance is answered from here: that is this
     request's limit, whatever the state."""
     try:
-        _register_locked(reg, subject, req, normalize)
+        register_locked(reg, subject, req, normalize)
     except WorkLimitExceeded:
         raise
     except Exception:
         pass  # whatever it was (the state may be mid-batch), the decision inside the lock answers
 
 
-def _register_locked(
+def register_locked(
     reg: Registry, subject: str, req: SchemaRequest, normalize: bool
 ) -> tuple[list[Draft], Registered]:
     mode = reg.effective_mode(subject)

@@ -66,7 +66,7 @@ def run_batch(reg: Registry, jobs: list[Callable[[], Any]]) -> list[Any]:
         for t in threads:
             t.start()
         deadline = time.monotonic() + 10
-        while len(reg._queue) < len(jobs):
+        while len(reg._group.queue) < len(jobs):
             assert time.monotonic() < deadline, "writers did not queue"
             time.sleep(0.005)
     for t in threads:
@@ -152,7 +152,7 @@ def run_batch_ordered(reg: Registry, jobs: list[Callable[[], Any]]) -> list[Any]
         for i, t in enumerate(threads):
             t.start()
             deadline = time.monotonic() + 10
-            while len(reg._queue) < i + 1:
+            while len(reg._group.queue) < i + 1:
                 assert time.monotonic() < deadline, "writer did not queue"
                 time.sleep(0.002)
     for t in threads:

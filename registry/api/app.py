@@ -107,8 +107,11 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return _error(request, 500, {"error_code": 500, "message": f"Internal Server Error: {exc}"})
 
+    # registrations straight to their handler, inside the schema limits
+    from registry.api import fast_writes, limits
+
+    fast_writes.install(app)
     # schema size and nesting limits, inside the protocol middleware (rewritten paths)
-    from registry.api import limits
 
     limits.install(
         app,

@@ -15,7 +15,7 @@ from registry.api.bodies import flag, json_body, page, schema_request
 from registry.api.deps import registry_of, subject_param
 from registry.api.responses import raw_text, reply, schema_entity, wants_v8
 from registry.auth import visibility
-from registry.core import Registry, parse_version
+from registry.core import Registry, SchemaRequest, parse_version
 from registry.identity import guid_of
 from registry.state import SchemaVersion
 
@@ -67,9 +67,7 @@ async def register(
 ) -> Response:
     reg = registry_of(request)
     req = schema_request(await json_body(request))
-    result = await run_in_threadpool(
-        registration.register, reg, subject_param(subject), req, normalize=flag(normalize)
-    )
+    result = await _register(reg, subject_param(subject), req, flag(normalize))
     v8 = wants_v8(request)
     if not result.modified and not v8:
         return reply(request, {"id": result.id})
@@ -191,6 +189,22 @@ async def latest_with_metadata(
         reg, subject_param(subject), dict(zip(keys, values, strict=False)), flag(deleted)
     )
     return reply(request, schema_entity(sv, formatted(reg, sv, format), wants_v8(request)))
+
+
+async def _register(
+    reg: Registry, subject: str, req: SchemaRequest, normalize: bool
+) -> registration.Registered:
+    """``registration.register`` without a worker thread for a cheap request: the parse and
+    check on the event loop, the write queued for the group commit (awaited, not waited
+    for in a thread); anything else parsed and checked in a worker thread, as before."""
+    if registration.cheap(reg, subject, req):
+        found = registration.before_lock(reg, subject, req, normalize)
+    else:
+        found = await run_in_threadpool(registration.before_lock, reg, subject, req, normalize)
+    if isinstance(found, registration.Registered):
+        return found
+    subject, normalize = found
+    return await reg.write_async(lambda: registration.register_locked(reg, subject, req, normalize))
 
 
 def _registered(reg: Registry, subject: str, schema_id: int) -> SchemaVersion:
