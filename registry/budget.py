@@ -40,10 +40,12 @@ class WorkLimitExceeded(RegistryError):
 class Allowance:
     """CPU seconds one request may spend on schema work, per worker thread it runs in."""
 
-    __slots__ = ("_began", "_calls", "_starts", "cancelled", "seconds")
+    __slots__ = ("_began", "_calls", "_home", "_starts", "cancelled", "seconds")
 
     def __init__(self, seconds: float, cancelled: threading.Event | None = None) -> None:
         self.seconds = seconds
+        #: the thread that made it (the event loop's): work there needs no GIL hand-over
+        self._home = threading.get_ident()
         self.cancelled = cancelled or threading.Event()
         self._starts: dict[int, float] = {}
         self._began: float | None = None
@@ -53,7 +55,8 @@ class Allowance:
         self._calls += 1
         if self._calls % _STRIDE:
             return
-        time.sleep(0)  # let the event loop take the GIL
+        if threading.get_ident() != self._home:
+            time.sleep(0)  # let the event loop take the GIL
         self.check()
 
     def exclude(self, seconds: float) -> None:
@@ -66,7 +69,8 @@ class Allowance:
         self._calls += 1
         if self._calls % _STRIDE:
             return
-        time.sleep(0)
+        if threading.get_ident() != self._home:
+            time.sleep(0)
         if self.cancelled.is_set():
             raise WorkLimitExceeded("The client closed the connection; the request was abandoned")
 

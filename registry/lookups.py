@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from registry import errors
@@ -34,8 +35,9 @@ class Candidate:
     metadata: dict[str, Any] | None
     rule_set: dict[str, Any] | None
 
-    @property
+    @cached_property
     def digest(self) -> bytes:
+        """Its identity hash (asked several times by one registration; fields never change)."""
         return schema_hash(self.text, self.references, self.metadata, self.rule_set)
 
 

@@ -8,6 +8,7 @@ name lives in the default context ``.``. Names are kept qualified everywhere ins
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 DEFAULT_CONTEXT = "."
 GLOBAL_CONTEXT = ".__GLOBAL"
@@ -43,6 +44,20 @@ class QualifiedSubject:
 
 
 def parse_subject(subject: str) -> QualifiedSubject:
+    """Split ``:.ctx:name`` (see :func:`_parse`); names up to 200 characters are remembered
+    (a registration asks for the same subject about ten times), longer ones not, so the memory
+    stays bounded whatever names clients send."""
+    if len(subject) <= 200:
+        return _parse_remembered(subject)
+    return _parse(subject)
+
+
+@lru_cache(maxsize=4096)
+def _parse_remembered(subject: str) -> QualifiedSubject:
+    return _parse(subject)
+
+
+def _parse(subject: str) -> QualifiedSubject:
     """Split ``:.ctx:name`` into context and name (Confluent's ``QualifiedSubject``): ``:.ctx``
     without its closing colon is the context itself (an empty name), like ``:.ctx:``; anything
     not starting with ``:.`` is in the default context."""
