@@ -27,5 +27,5 @@ for p in $pn $po; do
   for _ in $(seq 120); do curl -sf "127.0.0.1:$p/ready" > /dev/null && break; sleep 0.5; done
 done
 "$PY" "$NEW/bench/registry_bench.py" "http://127.0.0.1:$pn" --compare "old=http://127.0.0.1:$po" \
-  --scenarios register_subject --subjects 100 --no-ceiling --concurrency "$conc" \
+  --scenarios ${SCENARIOS:-register_subject} --subjects 100 --no-ceiling --concurrency "$conc" \
   --seconds "${SECONDS_PER_RUN:-8}" --warmup 2 --rounds "${ROUNDS:-2}" --json "$out"

@@ -292,6 +292,12 @@ class Registry:
         deps = tuple(self.dependencies(subject, references, include_deleted=include_deleted_refs))
         cache_key = (fmt.schema_type, text, deps, strict)
         cached = self._parse_cache.get(cache_key)
+        if cached is None and not strict:
+            # a text that passed the strict checks parses the same without them (a
+            # registration's look-up first asks for the lenient parse, then for the strict)
+            stricter = self._parse_cache.get((fmt.schema_type, text, deps, True))
+            if stricter is not None and _lenient_alike(stricter[0]):
+                cached = stricter
         if cached is not None:
             with suppress(KeyError):  # another thread may have just evicted it
                 self._parse_cache.move_to_end(cache_key)
@@ -462,6 +468,12 @@ class Registry:
         if not subject:
             return None
         return parse_subject(subject).context_key if subject != GLOBAL_KEY else GLOBAL_KEY
+
+
+def _lenient_alike(parsed: ParsedSchema | InvalidSchemaError) -> bool:
+    """Whether a strict parse stands for the lenient one: a success, and not Confluent 7.9's
+    Avro rules (whose normalised form checks defaults when strict)."""
+    return isinstance(parsed, ParsedSchema) and not getattr(parsed, "legacy_7_9", False)
 
 
 def _decide_after(decide: Callable[[], T], waited: float) -> T:

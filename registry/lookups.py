@@ -22,6 +22,9 @@ from registry.state import SchemaVersion
 from registry.subjects import DEFAULT_CONTEXT, parse_subject
 
 CONFLUENT_VERSION = "confluent:version"
+#: ``SchemaVersion.forms`` bits: whether the stored text is known to equal its canonical
+#: (normalised) re-print, or known to differ from it
+CANONICAL_SAME, CANONICAL_DIFFERS, NORMALIZED_SAME, NORMALIZED_DIFFERS = 1, 2, 4, 8
 
 
 @dataclass
@@ -128,17 +131,27 @@ def can_lookup(reg: Registry, cand: Candidate, sv: SchemaVersion, normalize: boo
     same_refs = _ref_keys(cand.references) == _ref_keys(sv.references)
     if same_refs and cand.text == sv.schema:
         return True
+    # Confluent's ``equivalent``: JSON Schema compares the candidate's text with the stored
+    # schema's canonical text as stored, so a normalised candidate only finds a schema that
+    # was stored normalised (a new id, issue 13); Avro and Protobuf compare the schemas, for
+    # which normalising both sides stands in (a Protobuf text finds its descriptor form)
+    normalize_stored = normalize and cand.schema_type != "JSON"
+    same, differs = (
+        (NORMALIZED_SAME, NORMALIZED_DIFFERS)
+        if normalize_stored
+        else (CANONICAL_SAME, CANONICAL_DIFFERS)
+    )
+    if same_refs and sv.forms & same:
+        return False  # the stored form is the stored text, which is not the candidate's
+    if not same_refs and not (not cand.references and sv.references):
+        return False
     try:
         stored = reg.parse_stored(sv)
     except errors.RegistryError:
         return False
     if same_refs:
-        # Confluent's ``equivalent``: JSON Schema compares the candidate's text with the stored
-        # schema's canonical text as stored, so a normalised candidate only finds a schema that
-        # was stored normalised (a new id, issue 13); Avro and Protobuf compare the schemas, for
-        # which normalising both sides stands in (a Protobuf text finds its descriptor form)
-        normalize_stored = normalize and cand.schema_type != "JSON"
         stored_text = stored.normalized() if normalize_stored else stored.canonical()
+        sv.forms |= same if stored_text == sv.schema else differs
         return stored_text == cand.text
     if not cand.references and sv.references:
         return cand.parsed.formatted("resolved") == stored.formatted("resolved")

@@ -19,6 +19,7 @@ from registry.core import (
     SchemaRequest,
     iter_live,
 )
+from registry.formats.base import InvalidSchemaError
 from registry.lookups import CONFLUENT_VERSION, can_lookup, lookup_in_subject, make_candidate
 from registry.rulesets import merge_metadata, merge_rule_sets, validate_rule_set
 from registry.state import SchemaVersion
@@ -75,6 +76,7 @@ def before_lock(
     config = reg.effective_config(subject)
     normalize = normalize or bool(config.get("normalize"))
     if not _has_defaults_or_overrides(config) and req.schema and req.schema.strip():
+        _parse_strictly_first(reg, subject, req, config)
         existing = lookup_in_subject(
             reg, subject, req, normalize=normalize, latest_only=req.version == LATEST
         )
@@ -88,6 +90,27 @@ def before_lock(
                 return Registered(existing, existing.id, modified=True)
     _prepare(reg, subject, req, normalize)
     return subject, normalize
+
+
+def _parse_strictly_first(
+    reg: Registry, subject: str, req: SchemaRequest, config: dict[str, Any]
+) -> None:
+    """Parse a registration's schema with the strict checks before the look-up asks for it
+    without them: a text that passes parses the same either way (``Registry.parse`` then
+    answers the look-up from this parse), so it is parsed once, not twice. Only where the
+    look-up parses at all (the subject has versions) and the registration is strict."""
+    if req.references or not reg.state.versions(subject):
+        return
+    if (req.id is not None and req.id >= 0) or not validates_new_schemas(config):
+        return
+    try:
+        reg.parse(
+            subject, req.schema_type, req.schema or "", (), strict=True, include_deleted_refs=False
+        )
+    except WorkLimitExceeded:
+        raise
+    except (InvalidSchemaError, errors.RegistryError):
+        return  # the look-up parses leniently, and the registration answers the error
 
 
 def _prepare(reg: Registry, subject: str, req: SchemaRequest, normalize: bool) -> None:

@@ -50,6 +50,10 @@ class SchemaVersion:
     digest: bytes
     #: the record's key bytes when they differ from Confluent's for (subject, version), else None
     raw_key: bytes | None = None
+    #: what is known of the schema text's re-printed forms (``STORED_IS_*`` bits, set by
+    #: ``registry.lookups``): a text this registry wrote is its own canonical form, so a lookup
+    #: need not parse it again to compare it with a candidate (not part of the value)
+    forms: int = field(default=0, compare=False, repr=False)
 
     @property
     def key(self) -> bytes:
