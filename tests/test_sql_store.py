@@ -337,3 +337,31 @@ def test_forked_child_gets_its_own_connections(tmp_path: Path) -> None:
         assert [r.key for r in store.read_after(-1)] == [b"parent", b"child", b"parent"]
     finally:
         store.close()
+
+
+def test_a_broken_kept_writer_connection_fails_one_write_and_is_replaced(
+    tmp_path: Path,
+) -> None:
+    """SQLite keeps one connection for its writes; if it breaks, that write fails with the
+    store's error and the next one opens a new connection."""
+    opened = SqlLogStore(f"sqlite:///{tmp_path / 'kept.db'}")
+    opened.open()
+    try:
+        with opened.exclusive() as txn:
+            txn.append([(b"k1", b"v1")])
+        kept = opened._writer
+        assert kept is not None
+        with opened.exclusive() as txn:  # the same connection again
+            txn.append([(b"k2", b"v2")])
+        assert opened._writer is kept
+        kept.connection.dbapi_connection.close()  # broken underneath  # type: ignore[union-attr]
+        with pytest.raises(StoreUnavailableError), opened.exclusive() as txn:
+            txn.append([(b"k3", b"v3")])
+        assert opened._writer is None
+        with opened.exclusive() as txn:
+            txn.append([(b"k4", b"v4")])
+        assert [r.key for r in opened.read_after(-1)] == [b"k1", b"k2", b"k4"]
+        assert [r.offset for r in opened.read_after(-1)] == [0, 1, 2]
+    finally:
+        opened.close()
+    assert opened._writer is None
