@@ -66,6 +66,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -133,6 +134,8 @@ class KafkaLogStore(LogStore):
         self._admin: AdminClient | None = None
         self._cluster_id = "unknown"
         self._write_lock = threading.Lock()
+        #: asks the keys topic's end while the writer asks the schemas topic's (``exclusive``)
+        self._probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kafka-keys-end")
         self._open_lock = threading.Lock()
 
     @property
@@ -239,6 +242,7 @@ class KafkaLogStore(LogStore):
                 if reader is not None:
                     reader.close()
             self.keys = self._reader = None
+            self._probes.shutdown(wait=False)
             producer = self._leadership.release()
             if producer is not None:
                 producer.flush(1)
@@ -404,6 +408,13 @@ class KafkaLogStore(LogStore):
             leadership = self._leadership
             producer = leadership.leader_producer(deadline)
             reader = self._schemas()
+            # the keys topic's end asked at the same time (one broker round trip of waiting,
+            # not two: a tenth of a registration batch's time)
+            keys_end = None
+            if self.keys is not None:
+                keys_end = self._probes.submit(
+                    self.keys.end_offset, max(0.1, deadline - time.monotonic())
+                )
             try:
                 end = reader.end_offset(max(0.1, deadline - time.monotonic()))
             except KafkaException as exc:
@@ -418,8 +429,8 @@ class KafkaLogStore(LogStore):
                 raise errors.operation_timeout(
                     f"Timed out reading {self.settings.topic} to offset {end} before writing"
                 )
-            if self.keys is not None:
-                self._wait_keys(self.keys, deadline)
+            if self.keys is not None and keys_end is not None:
+                self._wait_keys(self.keys, keys_end, deadline)
             txn = _KafkaTransaction(self)
             try:
                 yield txn
@@ -436,9 +447,9 @@ class KafkaLogStore(LogStore):
             return self.keys.topic
         return self.settings.topic
 
-    def _wait_keys(self, keys: TopicReader, deadline: float) -> None:
+    def _wait_keys(self, keys: TopicReader, asked: Future[int], deadline: float) -> None:
         try:
-            end = keys.end_offset(max(0.1, deadline - time.monotonic()))
+            end = asked.result()
         except KafkaException as exc:
             raise write_error(f"reading the end of {keys.topic}", exc) from exc
         if not keys.wait_position(end, deadline):
