@@ -9,12 +9,17 @@ hostile clients needs, and Confluent-shaped errors for what is refused before th
   answers Confluent's clients.
 * **Malformed requests** (``Content-Length: -1``, a bad request line, ...): 400 with
   ``{"error_code": 400, "message": ...}`` instead of uvicorn's plain-text answer.
+* **The client going away**: every request's scope carries its connection's :class:`ClientGone`
+  (key :data:`CLIENT_GONE`), which runs the callbacks registered on it when the connection
+  closes; the schema limits middleware cancels a request's work allowance that way, without a
+  task per request waiting on ``receive`` for the disconnect.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -29,6 +34,36 @@ REASONS = {
     431: "Request Header Fields Too Large",
 }
 
+#: the scope key of the request's :class:`ClientGone`
+CLIENT_GONE = "registry.client_gone"
+
+
+class ClientGone:
+    """Callbacks run once, when the connection that carries the request closes (the client
+    went away, or the read deadline closed it); one registered after that runs at once."""
+
+    __slots__ = ("_callbacks", "gone")
+
+    def __init__(self) -> None:
+        self.gone = False
+        self._callbacks: list[Callable[[], Any]] = []
+
+    def add(self, callback: Callable[[], Any]) -> None:
+        if self.gone:
+            callback()
+        else:
+            self._callbacks.append(callback)
+
+    def discard(self, callback: Callable[[], Any]) -> None:
+        with contextlib.suppress(ValueError):
+            self._callbacks.remove(callback)
+
+    def close(self) -> None:
+        self.gone = True
+        callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
 
 class GuardedHttpProtocol(HttpToolsProtocol):
     """Configured by :func:`protocol_for` (class attributes, one subclass per server)."""
@@ -42,6 +77,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._read_timer: asyncio.TimerHandle | None = None
         self._header_bytes = 0
         self._refused = False
+        self._client_gone = ClientGone()
 
     # ---- the read deadline ----------------------------------------------------------------
 
@@ -74,6 +110,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+        self._client_gone.close()
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -83,6 +120,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self.scope[CLIENT_GONE] = self._client_gone  # type: ignore[literal-required]
         self._header_bytes = 0
         self._arm()
 
