@@ -143,9 +143,24 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=self.prometheus,
         )
+        #: the label children by their labels (``labels()`` costs more than the update)
+        self._counted: dict[tuple[str, str, int], Any] = {}
+        self._timed: dict[tuple[str, str], Any] = {}
         self.prometheus.register(StateCollector(registry))
         if auth_counts is not None:
             self.prometheus.register(AuthCollector(auth_counts))
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        """Count one request and its latency."""
+        key = (method, route, status)
+        counter = self._counted.get(key)
+        if counter is None:
+            counter = self._counted[key] = self.requests.labels(method, route, str(status))
+        counter.inc()
+        timer = self._timed.get(key[:2])
+        if timer is None:
+            timer = self._timed[key[:2]] = self.latency.labels(method, route)
+        timer.observe(seconds)
 
     def exposition(self) -> bytes:
         return generate_latest(self.prometheus)
@@ -193,8 +208,7 @@ class ObservabilityMiddleware:
             elapsed = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", None) or "unmatched"
             method = scope["method"]
-            self.metrics.requests.labels(method, route, str(status)).inc()
-            self.metrics.latency.labels(method, route).observe(elapsed)
+            self.metrics.observe(method, route, status, elapsed)
             if self.access_log:
                 log.info(
                     "%s %s %d %.1f ms",
