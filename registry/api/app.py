@@ -180,6 +180,9 @@ class ProtocolMiddleware:
         self.app = app
         self.max_body = max_body
         self._media: dict[bytes | None, str | None] = {}
+        #: the app whose registry :attr:`_registry` is (``scope["app"]``, set by Starlette)
+        self._app: Any = None
+        self._registry: Any = None
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -225,7 +228,10 @@ class ProtocolMiddleware:
             return
         app = scope.get("app")
         if app is not None:
-            rewrite_aliases(scope, app.state.registry.state)
+            if app is not self._app:
+                self._registry = app.state.registry
+                self._app = app
+            rewrite_aliases(scope, self._registry.state)
         if chunked or (length is not None and not length.isdigit()):
             receive = self._limited(receive)
         # else the body is framed by a Content-Length within the limit (or there is none)
