@@ -19,6 +19,7 @@ import orjson
 from starlette.concurrency import run_in_threadpool
 
 from registry import budget
+from registry.api.bodies import charset_of, parse_json
 from registry.api.http_protocol import CLIENT_GONE, ClientGone
 from registry.api.responses import PREFERRED
 from registry.errors import RegistryError
@@ -137,20 +138,26 @@ class LimitsMiddleware:
                 break
         body = b"".join(chunks)
         if len(body) < _OFF_LOOP_BYTES:
-            problem = self._inspect(body)
+            problem = self._inspect(body, scope["headers"])
         else:
-            problem = await run_in_threadpool(self._inspect, body)
+            problem = await run_in_threadpool(self._inspect, body, scope["headers"])
         if problem is not None:
             code, text = problem
             await _send(scope, send, 422, {"error_code": code, "message": text})
             return
         await self._bounded(scope, body, receive, send)
 
-    def _inspect(self, body: bytes) -> tuple[int, str] | None:
+    def _inspect(self, body: bytes, headers: Any) -> tuple[int, str] | None:
         try:
-            return check(orjson.loads(body), self.max_bytes, self.max_depth)
+            parsed = orjson.loads(body)
         except orjson.JSONDecodeError:
-            return None  # the route answers the malformed body
+            # not UTF-8 JSON: read it as the route will (a declared charset, UTF-16/32)
+            content_type = next((v for k, v in headers if k.lower() == b"content-type"), b"")
+            try:
+                parsed = parse_json(body, charset_of(content_type.decode("latin-1")))
+            except RegistryError:
+                return None  # the route answers the malformed body
+        return check(parsed, self.max_bytes, self.max_depth)
 
     async def _bounded(self, scope: Scope, body: bytes, receive: Any, send: Any) -> None:
         """Run the route under a work allowance; a disconnect cancels the work."""
