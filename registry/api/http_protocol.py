@@ -74,6 +74,11 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: when the request being read must be complete (None: not reading one)
+        self._deadline: float | None = None
+        #: at most one timer a connection, moved on lazily: a request read in time costs no
+        #: timer of its own (scheduling and cancelling one per request cost more than the rest
+        #: of this class)
         self._read_timer: asyncio.TimerHandle | None = None
         self._header_bytes = 0
         self._refused = False
@@ -82,16 +87,23 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     # ---- the read deadline ----------------------------------------------------------------
 
     def _arm(self) -> None:
-        if self._read_timer is None and self.read_timeout > 0:
-            self._read_timer = self.loop.call_later(self.read_timeout, self._timed_out)
+        if self._deadline is None and self.read_timeout > 0:
+            self._deadline = self.loop.time() + self.read_timeout
+            if self._read_timer is None:
+                self._read_timer = self.loop.call_at(self._deadline, self._timed_out)
 
     def _disarm(self) -> None:
-        if self._read_timer is not None:
-            self._read_timer.cancel()
-            self._read_timer = None
+        self._deadline = None
 
     def _timed_out(self) -> None:
         self._read_timer = None
+        deadline = self._deadline
+        if deadline is None:  # read in time (the next request will arm again)
+            return
+        if self.loop.time() < deadline:  # a later request's deadline: wait for it
+            self._read_timer = self.loop.call_at(deadline, self._timed_out)
+            return
+        self._deadline = None
         if self.transport.is_closing():
             return
         cycle = getattr(self, "cycle", None)
@@ -108,15 +120,20 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
+        self._deadline = None
+        if self._read_timer is not None:
+            self._read_timer.cancel()
+            self._read_timer = None
         super().connection_lost(exc)
         self._client_gone.close()
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
             return
-        with contextlib.suppress(_Refused):  # the answer is sent already
+        try:
             super().data_received(data)
+        except _Refused:
+            return  # the answer is sent already
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -125,13 +142,11 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._arm()
 
     def on_message_complete(self) -> None:
-        self._disarm()
+        self._deadline = None
         super().on_message_complete()
 
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        # keep-alive: the idle connection is uvicorn's (timeout_keep_alive); a next request
-        # arms the deadline again when it begins
+    # keep-alive: the idle connection is uvicorn's (timeout_keep_alive); a next request arms
+    # the deadline again when it begins
 
     # ---- sizes and malformed requests -----------------------------------------------------
 
