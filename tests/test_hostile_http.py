@@ -130,6 +130,24 @@ def test_requests_read_in_time_on_a_kept_alive_connection_are_answered(
         time.sleep(0.4)
 
 
+def test_a_later_request_on_a_kept_alive_connection_gets_its_own_deadline(
+    server: LiveServer,
+) -> None:
+    sock = _connect(server)
+    sock.sendall(GET)
+    assert _one_answer(sock).startswith(b"HTTP/1.1 200")
+    time.sleep(0.6)  # the connection's first deadline (1 s after it opened) is near
+    sock.sendall(b"GET /subjects HTTP/1.1\r\nHost: x\r\n")  # unfinished
+    started = time.monotonic()
+    sock.settimeout(0.7)
+    with pytest.raises(TimeoutError):  # not refused at the connection's first deadline
+        sock.recv(65536)
+    sock.settimeout(10)
+    status, body = _status_and_body(_answer(sock))
+    assert status == 408 and body["error_code"] == 408
+    assert 0.9 < time.monotonic() - started < 8
+
+
 def _raw(server: LiveServer, request: bytes) -> tuple[int, dict[str, object]]:
     sock = _connect(server)
     sock.sendall(request)

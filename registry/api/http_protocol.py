@@ -107,6 +107,8 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         if self.transport.is_closing():
             return
         cycle = getattr(self, "cycle", None)
+        if cycle is not None and cycle.response_complete and cycle.scope is not self.scope:
+            cycle = None  # the previous request's, answered: the one being read has none yet
         if cycle is not None and cycle.response_started:
             self.transport.close()
             return
