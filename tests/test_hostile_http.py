@@ -99,6 +99,55 @@ def test_idle_connection_is_closed(server: LiveServer) -> None:
     assert time.monotonic() - started < 8
 
 
+def _one_answer(sock: socket.socket) -> bytes:
+    """One response on a kept-alive connection (read up to its Content-Length)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+GET = b"GET /subjects HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+def test_requests_read_in_time_on_a_kept_alive_connection_are_answered(
+    server: LiveServer,
+) -> None:
+    """The deadline of each request is disarmed when it is read: a connection used for longer
+    than the read timeout by requests sent whole is never refused."""
+    sock = _connect(server)
+    for _ in range(5):
+        sock.sendall(GET)
+        assert _one_answer(sock).startswith(b"HTTP/1.1 200")
+        time.sleep(0.4)
+
+
+def test_a_later_request_on_a_kept_alive_connection_gets_its_own_deadline(
+    server: LiveServer,
+) -> None:
+    sock = _connect(server)
+    sock.sendall(GET)
+    assert _one_answer(sock).startswith(b"HTTP/1.1 200")
+    time.sleep(0.6)  # the connection's first deadline (1 s after it opened) is near
+    sock.sendall(b"GET /subjects HTTP/1.1\r\nHost: x\r\n")  # unfinished
+    started = time.monotonic()
+    sock.settimeout(0.7)
+    with pytest.raises(TimeoutError):  # not refused at the connection's first deadline
+        sock.recv(65536)
+    sock.settimeout(10)
+    status, body = _status_and_body(_answer(sock))
+    assert status == 408 and body["error_code"] == 408
+    assert 0.9 < time.monotonic() - started < 8
+
+
 def _raw(server: LiveServer, request: bytes) -> tuple[int, dict[str, object]]:
     sock = _connect(server)
     sock.sendall(request)

@@ -138,3 +138,22 @@ def test_deep_schemas_never_reach_the_parsers_on_a_live_server(tmp_path: Path) -
                 "message": "HTTP 413 Request Entity Too Large",
             }
         assert "Traceback" not in srv.log()
+
+
+@pytest.mark.parametrize("charset", ["utf-16", "utf-16le", "utf-32"])
+def test_limits_read_bodies_in_their_declared_charset(client: TestClient, charset: str) -> None:
+    """A body in another charset is checked as the route reads it (it used to pass unchecked
+    and reach the schema parsers)."""
+    deep = json.dumps({"schemaType": "JSON", "schema": nested_json_schema(25)})
+    big = json.dumps({"schema": SMALL.replace('"R"', '"' + "R" * 3000 + '"')})
+    headers = {"Content-Type": f"{CONTENT_TYPE}; charset={charset}"}
+    nested = client.post("/subjects/s/versions", content=deep.encode(charset), headers=headers)
+    assert nested.status_code == 422, nested.text
+    assert nested.json()["error_code"] == 42201
+    assert "nested 51 levels deep, the limit is 20" in nested.json()["message"]
+    large = client.post("/subjects/s/versions", content=big.encode(charset), headers=headers)
+    assert large.status_code == 422, large.text
+    assert large.json()["error_code"] == 42209
+    fine = json.dumps({"schema": SMALL}).encode(charset)
+    assert client.post("/subjects/s/versions", content=fine, headers=headers).status_code == 200
+    assert client.get("/subjects").json() == ["s"]

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -32,6 +31,7 @@ from registry.api import (
     ui,
 )
 from registry.api.alias_paths import rewrite_aliases
+from registry.api.metrics import new_request_id
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, SRResponse, negotiate
 from registry.core import Registry
@@ -165,6 +165,15 @@ def _error(request: Request, status: int, body: dict[str, Any]) -> Response:
     return SRResponse(body, status_code=status, media_type=media)
 
 
+#: the security headers every answer carries (after ``X-Request-ID``)
+_SECURITY_HEADERS = (
+    (b"x-xss-protection", b"1; mode=block"),
+    (b"cache-control", b"no-cache, no-store, must-revalidate"),
+)
+#: distinct ``Accept`` values whose negotiation is remembered (clients send a handful)
+_MEDIA_CACHE_SIZE = 256
+
+
 class ProtocolMiddleware:
     """Pure ASGI middleware doing what Confluent's filters do before routing: content
     negotiation (406), body size limit (413), ``X-Request-ID``, security headers, rewriting
@@ -173,30 +182,45 @@ class ProtocolMiddleware:
     def __init__(self, app: ASGIApp, max_body: int) -> None:
         self.app = app
         self.max_body = max_body
+        self._media: dict[bytes | None, str | None] = {}
+        #: the app whose registry :attr:`_registry` is (``scope["app"]``, set by Starlette)
+        self._app: Any = None
+        self._registry: Any = None
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        request_id = headers.get("x-request-id") or str(uuid.uuid4())
-        media = negotiate(headers.get("accept"))
-        extra = [
-            (b"x-request-id", request_id.encode("latin-1")),
-            (b"x-xss-protection", b"1; mode=block"),
-            (b"cache-control", b"no-cache, no-store, must-revalidate"),
-        ]
+        # the last value of each header counts; names compared lower-cased
+        request_id = accept = length = None
+        chunked = False
+        for name, value in scope["headers"]:
+            if not name.islower():
+                name = name.lower()
+            if name == b"accept":
+                accept = value
+            elif name == b"x-request-id":
+                request_id = value
+            elif name == b"content-length":
+                length = value
+            elif name == b"transfer-encoding":
+                chunked = True
+        request_id = request_id or new_request_id().encode()
 
         async def send_with_headers(message: Any) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + extra
+                message["headers"] = [
+                    *message.get("headers", ()),
+                    (b"x-request-id", request_id),
+                    *_SECURITY_HEADERS,
+                ]
             await send(message)
 
+        media = self._negotiate(accept)
         if media is None:
             await _send_error(send_with_headers, 406, "HTTP 406 Not Acceptable", PREFERRED)
             return
-        length = headers.get("content-length")
-        if length and length.isdigit() and int(length) > self.max_body:
+        if length is not None and length.isdigit() and int(length) > self.max_body:
             await _send_error(send_with_headers, 413, "HTTP 413 Request Entity Too Large", media)
             return
         scope.setdefault("state", {})["media_type"] = media
@@ -207,10 +231,27 @@ class ProtocolMiddleware:
             return
         app = scope.get("app")
         if app is not None:
-            rewrite_aliases(scope, app.state.registry.state)
-        await self.app(scope, self._limited(receive, scope), send_with_headers)
+            if app is not self._app:
+                self._registry = app.state.registry
+                self._app = app
+            rewrite_aliases(scope, self._registry.state)
+        if chunked or (length is not None and not length.isdigit()):
+            receive = self._limited(receive)
+        # else the body is framed by a Content-Length within the limit (or there is none)
+        await self.app(scope, receive, send_with_headers)
 
-    def _limited(self, receive: Any, scope: Scope) -> Any:
+    def _negotiate(self, accept: bytes | None) -> str | None:
+        """:func:`negotiate` of a raw ``Accept`` value, remembered."""
+        try:
+            return self._media[accept]
+        except KeyError:
+            pass
+        media = negotiate(None if accept is None else accept.decode("latin-1"))
+        if len(self._media) < _MEDIA_CACHE_SIZE:
+            self._media[accept] = media
+        return media
+
+    def _limited(self, receive: Any) -> Any:
         seen = 0
         limit = self.max_body
 

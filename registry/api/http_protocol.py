@@ -9,12 +9,17 @@ hostile clients needs, and Confluent-shaped errors for what is refused before th
   answers Confluent's clients.
 * **Malformed requests** (``Content-Length: -1``, a bad request line, ...): 400 with
   ``{"error_code": 400, "message": ...}`` instead of uvicorn's plain-text answer.
+* **The client going away**: every request's scope carries its connection's :class:`ClientGone`
+  (key :data:`CLIENT_GONE`), which runs the callbacks registered on it when the connection
+  closes; the schema limits middleware cancels a request's work allowance that way, without a
+  task per request waiting on ``receive`` for the disconnect.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -29,6 +34,36 @@ REASONS = {
     431: "Request Header Fields Too Large",
 }
 
+#: the scope key of the request's :class:`ClientGone`
+CLIENT_GONE = "registry.client_gone"
+
+
+class ClientGone:
+    """Callbacks run once, when the connection that carries the request closes (the client
+    went away, or the read deadline closed it); one registered after that runs at once."""
+
+    __slots__ = ("_callbacks", "gone")
+
+    def __init__(self) -> None:
+        self.gone = False
+        self._callbacks: list[Callable[[], Any]] = []
+
+    def add(self, callback: Callable[[], Any]) -> None:
+        if self.gone:
+            callback()
+        else:
+            self._callbacks.append(callback)
+
+    def discard(self, callback: Callable[[], Any]) -> None:
+        with contextlib.suppress(ValueError):
+            self._callbacks.remove(callback)
+
+    def close(self) -> None:
+        self.gone = True
+        callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
 
 class GuardedHttpProtocol(HttpToolsProtocol):
     """Configured by :func:`protocol_for` (class attributes, one subclass per server)."""
@@ -39,26 +74,41 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: when the request being read must be complete (None: not reading one)
+        self._deadline: float | None = None
+        #: at most one timer a connection, moved on lazily: a request read in time costs no
+        #: timer of its own (scheduling and cancelling one per request cost more than the rest
+        #: of this class)
         self._read_timer: asyncio.TimerHandle | None = None
         self._header_bytes = 0
         self._refused = False
+        self._client_gone = ClientGone()
 
     # ---- the read deadline ----------------------------------------------------------------
 
     def _arm(self) -> None:
-        if self._read_timer is None and self.read_timeout > 0:
-            self._read_timer = self.loop.call_later(self.read_timeout, self._timed_out)
+        if self._deadline is None and self.read_timeout > 0:
+            self._deadline = self.loop.time() + self.read_timeout
+            if self._read_timer is None:
+                self._read_timer = self.loop.call_at(self._deadline, self._timed_out)
 
     def _disarm(self) -> None:
-        if self._read_timer is not None:
-            self._read_timer.cancel()
-            self._read_timer = None
+        self._deadline = None
 
     def _timed_out(self) -> None:
         self._read_timer = None
+        deadline = self._deadline
+        if deadline is None:  # read in time (the next request will arm again)
+            return
+        if self.loop.time() < deadline:  # a later request's deadline: wait for it
+            self._read_timer = self.loop.call_at(deadline, self._timed_out)
+            return
+        self._deadline = None
         if self.transport.is_closing():
             return
         cycle = getattr(self, "cycle", None)
+        if cycle is not None and cycle.response_complete and cycle.scope is not self.scope:
+            cycle = None  # the previous request's, answered: the one being read has none yet
         if cycle is not None and cycle.response_started:
             self.transport.close()
             return
@@ -72,28 +122,33 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
+        self._deadline = None
+        if self._read_timer is not None:
+            self._read_timer.cancel()
+            self._read_timer = None
         super().connection_lost(exc)
+        self._client_gone.close()
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
             return
-        with contextlib.suppress(_Refused):  # the answer is sent already
+        try:
             super().data_received(data)
+        except _Refused:
+            return  # the answer is sent already
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self.scope[CLIENT_GONE] = self._client_gone  # type: ignore[literal-required]
         self._header_bytes = 0
         self._arm()
 
     def on_message_complete(self) -> None:
-        self._disarm()
+        self._deadline = None
         super().on_message_complete()
 
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        # keep-alive: the idle connection is uvicorn's (timeout_keep_alive); a next request
-        # arms the deadline again when it begins
+    # keep-alive: the idle connection is uvicorn's (timeout_keep_alive); a next request arms
+    # the deadline again when it begins
 
     # ---- sizes and malformed requests -----------------------------------------------------
 

@@ -2,7 +2,8 @@
 text (42209, Confluent's "schema too large") and how deeply its brackets nest (42201, an invalid
 schema), checked before any parser sees the text, so a hostile schema cannot exhaust the stack;
 then the CPU time parsing and checking may take (:mod:`registry.budget`), abandoned as soon as
-the client goes away.
+the client goes away (told by the connection's :class:`~registry.api.http_protocol.ClientGone`;
+under another ASGI server, by a task waiting on ``receive``).
 
 The body limit itself (413) is the protocol middleware's.
 """
@@ -18,6 +19,8 @@ import orjson
 from starlette.concurrency import run_in_threadpool
 
 from registry import budget
+from registry.api.bodies import charset_of, parse_json
+from registry.api.http_protocol import CLIENT_GONE, ClientGone
 from registry.api.responses import PREFERRED
 from registry.errors import RegistryError
 
@@ -128,31 +131,54 @@ class LimitsMiddleware:
             if message["type"] == "http.disconnect":
                 return  # the client went away before sending its schema: nothing to answer
             if message["type"] != "http.request":
-                await self.app(scope, _replay([message], receive), send)
+                await self.app(scope, _ReplayFirst(message, receive), send)
                 return
             chunks.append(message.get("body", b""))
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
         if len(body) < _OFF_LOOP_BYTES:
-            problem = self._inspect(body)
+            problem = self._inspect(body, scope["headers"])
         else:
-            problem = await run_in_threadpool(self._inspect, body)
+            problem = await run_in_threadpool(self._inspect, body, scope["headers"])
         if problem is not None:
             code, text = problem
             await _send(scope, send, 422, {"error_code": code, "message": text})
             return
         await self._bounded(scope, body, receive, send)
 
-    def _inspect(self, body: bytes) -> tuple[int, str] | None:
+    def _inspect(self, body: bytes, headers: Any) -> tuple[int, str] | None:
         try:
-            return check(orjson.loads(body), self.max_bytes, self.max_depth)
+            parsed = orjson.loads(body)
         except orjson.JSONDecodeError:
-            return None  # the route answers the malformed body
+            # not UTF-8 JSON: read it as the route will (a declared charset, UTF-16/32)
+            content_type = next((v for k, v in headers if k.lower() == b"content-type"), b"")
+            try:
+                parsed = parse_json(body, charset_of(content_type.decode("latin-1")))
+            except RegistryError:
+                return None  # the route answers the malformed body
+        return check(parsed, self.max_bytes, self.max_depth)
 
     async def _bounded(self, scope: Scope, body: bytes, receive: Any, send: Any) -> None:
         """Run the route under a work allowance; a disconnect cancels the work."""
         allowance = budget.Allowance(self.max_seconds)
+        gone: ClientGone | None = scope.get(CLIENT_GONE)
+        if gone is None:  # not served by our HTTP protocol: watch ``receive``
+            await self._watching(scope, body, receive, send, allowance)
+            return
+        cancel = allowance.cancelled.set
+        gone.add(cancel)
+        try:
+            with budget.allowed(allowance):
+                await self.app(scope, _Replay(body, receive), send)
+        finally:
+            gone.discard(cancel)
+
+    async def _watching(
+        self, scope: Scope, body: bytes, receive: Any, send: Any, allowance: budget.Allowance
+    ) -> None:
+        """The route under ``allowance``, a task waiting on ``receive`` for the disconnect
+        (the message it gets is the route's, should it ask for one)."""
         gone: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
         async def watch() -> None:
@@ -168,9 +194,7 @@ class LimitsMiddleware:
         watcher = asyncio.create_task(watch())
         try:
             with budget.allowed(allowance):
-                await self.app(
-                    scope, _replay([{"type": "http.request", "body": body}], later), send
-                )
+                await self.app(scope, _Replay(body, later), send)
         finally:
             watcher.cancel()
 
@@ -191,15 +215,38 @@ async def _send(scope: Scope, send: Any, status: int, body: dict[str, Any]) -> N
     await send({"type": "http.response.body", "body": payload})
 
 
-def _replay(messages: list[Any], receive: Any) -> Any:
-    pending = list(messages)
+class _Replay:
+    """A ``receive`` answering the body already read, then what ``receive`` answers."""
 
-    async def wrapped() -> Any:
-        if pending:
-            return pending.pop(0)
-        return await receive()
+    __slots__ = ("_body", "_receive")
 
-    return wrapped
+    def __init__(self, body: bytes | None, receive: Any) -> None:
+        self._body = body
+        self._receive = receive
+
+    async def __call__(self) -> Any:
+        body = self._body
+        if body is None:
+            return await self._receive()
+        self._body = None
+        return {"type": "http.request", "body": body, "more_body": False}
+
+
+class _ReplayFirst(_Replay):
+    """A ``receive`` answering one message already read, then what ``receive`` answers."""
+
+    __slots__ = ("_message",)
+
+    def __init__(self, message: Any, receive: Any) -> None:
+        super().__init__(None, receive)
+        self._message: Any = message
+
+    async def __call__(self) -> Any:
+        message = self._message
+        if message is None:
+            return await self._receive()
+        self._message = None
+        return message
 
 
 def install(app: Any, max_bytes: int, max_depth: int, max_seconds: float = 0) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
-import uuid
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
@@ -37,6 +37,17 @@ from registry.logging_setup import request_id
 log = logging.getLogger("registry.access")
 
 Scope = MutableMapping[str, Any]
+
+#: the variant nibble of a version 4 UUID for each random one (``10xx``)
+_VARIANT = {f"{n:x}": "89ab"[n & 3] for n in range(16)}
+
+
+def new_request_id() -> str:
+    """A random (version 4) UUID in its text form, as ``str(uuid.uuid4())`` writes it (which
+    Confluent's ``UUID.randomUUID()`` also is), in half the time."""
+    h = os.urandom(16).hex()
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 #: records counted at most when measuring a SQL store's lag
@@ -132,9 +143,24 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=self.prometheus,
         )
+        #: the label children by their labels (``labels()`` costs more than the update)
+        self._counted: dict[tuple[str, str, int], Any] = {}
+        self._timed: dict[tuple[str, str], Any] = {}
         self.prometheus.register(StateCollector(registry))
         if auth_counts is not None:
             self.prometheus.register(AuthCollector(auth_counts))
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        """Count one request and its latency."""
+        key = (method, route, status)
+        counter = self._counted.get(key)
+        if counter is None:
+            counter = self._counted[key] = self.requests.labels(method, route, str(status))
+        counter.inc()
+        timer = self._timed.get(key[:2])
+        if timer is None:
+            timer = self._timed[key[:2]] = self.latency.labels(method, route)
+        timer.observe(seconds)
 
     def exposition(self) -> bytes:
         return generate_latest(self.prometheus)
@@ -164,7 +190,7 @@ class ObservabilityMiddleware:
                 rid = v.decode("latin-1")
                 break
         if not rid:
-            rid = str(uuid.uuid4())
+            rid = new_request_id()
             scope["headers"] = [*scope["headers"], (b"x-request-id", rid.encode())]
         token = request_id.set(rid)
         status = 500
@@ -182,8 +208,7 @@ class ObservabilityMiddleware:
             elapsed = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", None) or "unmatched"
             method = scope["method"]
-            self.metrics.requests.labels(method, route, str(status)).inc()
-            self.metrics.latency.labels(method, route).observe(elapsed)
+            self.metrics.observe(method, route, status, elapsed)
             if self.access_log:
                 log.info(
                     "%s %s %d %.1f ms",
