@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from registry import __version__, errors
@@ -60,6 +61,9 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
         if manage_lifecycle:
             registry.start()
         try:
+            # the first run_in_threadpool imports anyio's asyncio backend (0.04-0.3 s): do it
+            # before the server accepts connections, not on the event loop under the first requests
+            await run_in_threadpool(lambda: None)
             yield
         finally:
             if manage_lifecycle:

@@ -1,5 +1,9 @@
 """``/dek-registry/v1/keks`` routes (Confluent's ``DekRegistryResource``): thin wrappers over
-``registry.deks``."""
+``registry.deks``.
+
+A KEK name in the path is decoded (:func:`decoded`) before ``registry.deks`` checks it, so
+``/keks/a%2Fb`` is the name ``a/b``, which Confluent's ``checkName`` refuses (422, 42271); a DEK
+subject in the path is decoded and made canonical (:func:`subject_param`)."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from registry import deks, errors
 from registry.api import docs
 from registry.api.bodies import flag, json_body
-from registry.api.deps import registry_of, subject_param
+from registry.api.deps import decoded, registry_of, subject_param
 from registry.api.responses import reply
 from registry.auth import visibility
 from registry.core import parse_version
@@ -115,7 +119,7 @@ async def create_kek(request: Request, context: str | None = None) -> Response:
 async def get_kek(
     request: Request, name: str, deleted: str | None = None, context: str | None = None
 ) -> Response:
-    return reply(request, deks.get_kek(registry_of(request), name, flag(deleted)))
+    return reply(request, deks.get_kek(registry_of(request), decoded(name), flag(deleted)))
 
 
 @router.put(
@@ -126,19 +130,19 @@ async def get_kek(
 async def update_kek(request: Request, name: str) -> Response:
     body = _object(await json_body(request))
     return reply(
-        request, await run_in_threadpool(deks.update_kek, registry_of(request), name, body)
+        request, await run_in_threadpool(deks.update_kek, registry_of(request), decoded(name), body)
     )
 
 
 @router.delete("/keks/{name}", status_code=204, responses=NO_CONTENT)
 async def delete_kek(request: Request, name: str, permanent: str | None = None) -> Response:
-    await run_in_threadpool(deks.delete_kek, registry_of(request), name, flag(permanent))
+    await run_in_threadpool(deks.delete_kek, registry_of(request), decoded(name), flag(permanent))
     return Response(status_code=204)
 
 
 @router.post("/keks/{name}/undelete", status_code=204, responses=NO_CONTENT)
 async def undelete_kek(request: Request, name: str) -> Response:
-    await run_in_threadpool(deks.undelete_kek, registry_of(request), name)
+    await run_in_threadpool(deks.undelete_kek, registry_of(request), decoded(name))
     return Response(status_code=204)
 
 
@@ -147,7 +151,7 @@ async def undelete_kek(request: Request, name: str) -> Response:
 
 @router.get("/keks/{name}/deks", responses=docs.answers(docs.STRINGS, 404, 422))
 async def list_dek_subjects(request: Request, name: str, deleted: str | None = None) -> Response:
-    found = deks.list_dek_subjects(registry_of(request), name, flag(deleted))
+    found = deks.list_dek_subjects(registry_of(request), decoded(name), flag(deleted))
     return reply(request, visibility.subjects(request, found))
 
 
@@ -208,7 +212,7 @@ async def list_dek_versions(
 ) -> Response:
     found = deks.list_dek_versions(
         registry_of(request),
-        name,
+        decoded(name),
         subject_param(subject),
         deks.algorithm_param(algorithm),
         flag(deleted),
@@ -259,7 +263,8 @@ async def undelete_dek_version(
 
 async def _create_dek(request: Request, name: str, subject: str | None) -> Response:
     body = _object(await json_body(request))
-    args = (name, body) if subject is None else (name, body, subject_param(subject))
+    kek_name = decoded(name)
+    args = (kek_name, body) if subject is None else (kek_name, body, subject_param(subject))
     return reply(request, await run_in_threadpool(deks.create_dek, registry_of(request), *args))
 
 
@@ -274,7 +279,7 @@ async def _get_dek(
     found = await run_in_threadpool(
         deks.get_dek,
         registry_of(request),
-        name,
+        decoded(name),
         subject_param(subject),
         deks.MIN_VERSION if version is None else _version(version),
         deks.algorithm_param(algorithm),
@@ -294,7 +299,7 @@ async def _delete_deks(
     await run_in_threadpool(
         deks.delete_deks,
         registry_of(request),
-        name,
+        decoded(name),
         subject_param(subject),
         None if version is None else _version(version),
         deks.algorithm_param(algorithm),
@@ -309,7 +314,7 @@ async def _undelete_deks(
     await run_in_threadpool(
         deks.undelete_deks,
         registry_of(request),
-        name,
+        decoded(name),
         subject_param(subject),
         None if version is None else _version(version),
         deks.algorithm_param(algorithm),

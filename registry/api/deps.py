@@ -17,10 +17,15 @@ def registry_of(request: Request) -> Registry:
     return reg
 
 
+def decoded(segment: str) -> str:
+    """A path segment as the client wrote it: an encoded slash (%2F) is a ``/`` again."""
+    return segment.replace(ENCODED_SLASH, "/")
+
+
 def subject_param(subject: str) -> str:
     """The subject a route acts on: decoded, then in the canonical form (``:.:x`` is ``x``,
     ``:.ctx`` is ``:.ctx:``), the same the auth middleware decides on (:func:`canonical`)."""
-    return canonical(subject.replace(ENCODED_SLASH, "/"))
+    return canonical(decoded(subject))
 
 
 def canonical(subject: str) -> str:

@@ -17,6 +17,20 @@ _QUOTED = {
 }
 
 
+def comment_end(text: str, at: int) -> int:
+    """Where the comment starting at ``text[at]`` ends: the newline that ends a ``//`` comment
+    (kept), the index after the ``*/`` of a ``/* */`` one, ``len(text)`` for one that runs to
+    the end; ``at`` itself when no comment starts there."""
+    if text.startswith("//", at):
+        end = text.find("\n", at)
+    elif text.startswith("/*", at):
+        end = text.find("*/", at + 2)
+        end = end + 2 if end >= 0 else -1
+    else:
+        return at
+    return end if end >= 0 else len(text)
+
+
 def strip_comments(text: str) -> str:
     """``text`` with each comment replaced by a space, string literals kept (a comment marker in
     a string is not a comment). An unterminated ``/*`` runs to the end. Linear, and each call
@@ -31,19 +45,13 @@ def strip_comments(text: str) -> str:
             return "".join(out)
         at = found.start()
         if text[at] == "/":
-            if text.startswith("//", at):
-                end = text.find("\n", at)
-            elif text.startswith("/*", at):
-                end = text.find("*/", at + 2)
-                end = end + 2 if end >= 0 else -1
-            else:
+            end = comment_end(text, at)
+            if end == at:  # a lone slash
                 out.append(text[pos : at + 1])
                 pos = at + 1
-                continue
-            out.append(text[pos:at] + " ")
-            if end < 0:
-                return "".join(out)
-            pos = end
+            else:
+                out.append(text[pos:at] + " ")
+                pos = end
             continue
         literal = _QUOTED[text[at]].match(text, at)
         end = literal.end() if literal is not None else at + 1  # unterminated: not a literal
