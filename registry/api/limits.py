@@ -23,6 +23,7 @@ from registry.api.bodies import charset_of, parse_json
 from registry.api.http_protocol import CLIENT_GONE, ClientGone
 from registry.api.responses import PREFERRED
 from registry.errors import RegistryError
+from registry.formats.protobuf.scan import comment_end
 
 Scope = MutableMapping[str, Any]
 
@@ -55,17 +56,8 @@ def nesting_depth(text: str, schema_type: str = "AVRO") -> int:
             depth += step
             deepest = max(deepest, depth)
             pos = at + 1
-        elif char == "/":  # Protobuf only
-            if text.startswith("//", at):
-                end = text.find("\n", at)
-            elif text.startswith("/*", at):
-                end = text.find("*/", at + 2)
-                end = end + 2 if end >= 0 else -1
-            else:
-                end = at + 1
-            if end < 0:
-                break
-            pos = end
+        elif char == "/":  # Protobuf only: past a comment, or past a lone slash
+            pos = max(comment_end(text, at), at + 1)
         else:
             literal = (_PROTO_STRING[char] if proto else _JSON_STRING).match(text, at)
             pos = literal.end() if literal is not None else at + 1
