@@ -66,10 +66,12 @@ def cheap(reg: Registry, subject: str, req: SchemaRequest) -> bool:
 
 
 def before_lock(
-    reg: Registry, subject: str, req: SchemaRequest, normalize: bool
+    reg: Registry, subject: str, req: SchemaRequest, normalize: bool, *, prepare: bool = True
 ) -> Registered | tuple[str, bool]:
     """What a registration does before the write lock: the answer when the subject already
-    holds the schema, else the checked subject and ``normalize`` after :func:`_prepare`."""
+    holds the schema, else the checked subject and ``normalize`` after :func:`_prepare` (not
+    for a :func:`cheap` request: deciding it twice, here and inside the lock, would cost more
+    than the little it makes the lock wait)."""
     subject = reg.valid_subject(subject)
     if req.rule_set is not None:
         validate_rule_set(req.rule_set)
@@ -88,7 +90,8 @@ def before_lock(
                     return Registered(existing, existing.id, modified=False)
             elif req.id == existing.id and req.version == existing.version:
                 return Registered(existing, existing.id, modified=True)
-    _prepare(reg, subject, req, normalize)
+    if prepare:
+        _prepare(reg, subject, req, normalize)
     return subject, normalize
 
 

@@ -70,6 +70,7 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
                 registry.stop()
 
     app = FastAPI(
+        telemetry=_fastapi_telemetry(),
         title="Schema Registry",
         version=__version__,
         description="A Confluent-compatible Schema Registry (Confluent Platform 8.x REST API).",
@@ -162,6 +163,25 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
 
     app.openapi = openapi  # type: ignore[method-assign]
     return app
+
+
+#: FastAPI's OpenTelemetry instrumentation switched off
+TELEMETRY_OFF = {"tracing": False, "metrics": False, "logs": False}
+
+
+def _fastapi_telemetry() -> Any:
+    """FastAPI's own OpenTelemetry instrumentation, kept when a provider is configured by the
+    time the app is made (``opentelemetry-instrument`` configures them at start-up), off
+    otherwise: its check whether one has been configured since cost 3 us on every request."""
+    try:
+        from opentelemetry import metrics, trace
+        from opentelemetry._logs import get_logger_provider
+    except ImportError:
+        return TELEMETRY_OFF
+    providers = (trace.get_tracer_provider(), metrics.get_meter_provider(), get_logger_provider())
+    if any(not type(p).__name__.lstrip("_").startswith(("Proxy", "NoOp")) for p in providers):
+        return None  # FastAPI's defaults
+    return TELEMETRY_OFF
 
 
 def _error(request: Request, status: int, body: dict[str, Any]) -> Response:

@@ -194,11 +194,12 @@ async def latest_with_metadata(
 async def _register(
     reg: Registry, subject: str, req: SchemaRequest, normalize: bool
 ) -> registration.Registered:
-    """``registration.register`` without a worker thread for a cheap request: the parse and
-    check on the event loop, the write queued for the group commit (awaited, not waited
-    for in a thread); anything else parsed and checked in a worker thread, as before."""
+    """``registration.register`` without a worker thread: a cheap request is looked up on the
+    event loop and decided once, inside the group commit (awaited, not waited for in a
+    thread); anything else is looked up, parsed and checked in a worker thread first, as
+    before, so that its work does not hold the write lock."""
     if registration.cheap(reg, subject, req):
-        found = registration.before_lock(reg, subject, req, normalize)
+        found = registration.before_lock(reg, subject, req, normalize, prepare=False)
     else:
         found = await run_in_threadpool(registration.before_lock, reg, subject, req, normalize)
     if isinstance(found, registration.Registered):
