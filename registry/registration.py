@@ -47,22 +47,31 @@ def register(reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool
 
 #: the largest schema text :func:`cheap` lets the event loop parse
 INLINE_SCHEMA_CHARS = 8192
-#: the most versions a subject may hold for :func:`cheap` to let the event loop check it
+#: the most versions a subject may hold for :func:`cheap` to let the event loop look it up
 INLINE_VERSIONS = 64
+#: the most text those versions may hold together (a look-up may parse each once)
+INLINE_STORED_CHARS = 262_144
 
 
 def cheap(reg: Registry, subject: str, req: SchemaRequest) -> bool:
-    """Whether :func:`before_lock` is quick enough to run on the event loop: a small
-    reference-free Avro schema (tens of microseconds to parse, like a lookup's) checked
-    against at most :data:`INLINE_VERSIONS` versions."""
+    """Whether a registration's work is small enough to be looked up on the event loop and
+    decided inside the group commit without being prepared in a worker thread first: a
+    reference-free Avro schema of at most :data:`INLINE_SCHEMA_CHARS` characters for a
+    subject of at most :data:`INLINE_VERSIONS` versions holding at most
+    :data:`INLINE_STORED_CHARS` characters of schema text (tens of microseconds; a parse of
+    each stored version at worst, once)."""
     text = req.schema
-    return (
-        not req.references
-        and text is not None
-        and len(text) <= INLINE_SCHEMA_CHARS
-        and (req.schema_type or "AVRO").upper() == "AVRO"
-        and len(reg.state.versions(subject)) <= INLINE_VERSIONS
-    )
+    if (
+        req.references
+        or text is None
+        or len(text) > INLINE_SCHEMA_CHARS
+        or (req.schema_type or "AVRO").upper() != "AVRO"
+    ):
+        return False
+    versions = reg.state.versions(subject)
+    if len(versions) > INLINE_VERSIONS:
+        return False
+    return sum(len(sv.schema) for sv in versions.values()) <= INLINE_STORED_CHARS
 
 
 def before_lock(
