@@ -21,7 +21,16 @@ from fastapi.testclient import TestClient
 from registry.api.app import create_app
 from registry.api.fast_writes import FastWrites
 from registry.core import Registry
-from tests.fast_reads_helpers import CT, JSON_SCHEMA, PROTO, answer_head, opened, record
+from tests.fast_reads_helpers import (
+    CT,
+    JSON_SCHEMA,
+    ORDER,
+    ORDER2,
+    PROTO,
+    answer_head,
+    opened,
+    record,
+)
 
 
 def without_fast_writes(reg: Registry) -> FastAPI:
@@ -76,18 +85,7 @@ def twins(tmp_path: Path) -> Iterator[Twins]:
         plain_reg.stop()
 
 
-ORDER = record("Order", "a")
-ORDER_B = json.dumps(
-    {
-        "type": "record",
-        "name": "Order",
-        "namespace": "fast",
-        "fields": [
-            {"name": "a", "type": "long"},
-            {"name": "b", "type": ["null", "string"], "default": None},
-        ],
-    }
-)
+ORDER_B = ORDER2  # ORDER plus an optional field: a compatible next version
 ALIASED = json.dumps(
     {
         "type": "record",

@@ -121,9 +121,11 @@ def test_a_finished_request_leaves_nothing_on_the_connection() -> None:
     assert seen == [1, 2]
 
 
-def test_without_our_protocol_a_disconnect_message_cancels_the_allowance() -> None:
+def _disconnect_during(route: Route) -> Route:
+    """Run ``route`` behind the limits middleware without our protocol; the client sends its
+    disconnect once the route has started."""
+
     async def run() -> Route:
-        route = Route()
         disconnect = asyncio.Event()
         app = LimitsMiddleware(route, 1000, 10, 0)
         task = asyncio.create_task(app(_scope(), _client(disconnect), _sink))
@@ -132,22 +134,16 @@ def test_without_our_protocol_a_disconnect_message_cancels_the_allowance() -> No
         await task
         return route
 
-    route = asyncio.run(run())
+    return asyncio.run(run())
+
+
+def test_without_our_protocol_a_disconnect_message_cancels_the_allowance() -> None:
+    route = _disconnect_during(Route())
     assert route.cancelled
 
 
 def test_without_our_protocol_the_route_gets_the_message_after_the_body() -> None:
-    async def run() -> Route:
-        route = Route(then_receive=True)
-        disconnect = asyncio.Event()
-        app = LimitsMiddleware(route, 1000, 10, 0)
-        task = asyncio.create_task(app(_scope(), _client(disconnect), _sink))
-        await route.started.wait()
-        disconnect.set()
-        await task
-        return route
-
-    route = asyncio.run(run())
+    route = _disconnect_during(Route(then_receive=True))
     assert route.messages == [
         {"type": "http.request", "body": BODY, "more_body": False},
         {"type": "http.disconnect"},
