@@ -6,7 +6,8 @@
 #   bench/old_vs_new_writes.sh sqlite 16 out.json
 #   bench/old_vs_new_writes.sh kafka 1 out.json 127.0.0.1:19092     # scripts/kafka start ...
 #
-# env: OLD_COMMIT (default 0ae3b01, before group commit), SECONDS_PER_RUN (8), ROUNDS (2)
+# env: OLD_COMMIT (default 0ae3b01, before group commit), SECONDS_PER_RUN (8), ROUNDS (2),
+#      SCENARIOS (default register_subject; e.g. "register_version register_subject")
 set -euo pipefail
 kind=$1; conc=$2; out=$3; boot=${4:-}
 NEW=$(cd "$(dirname "$0")/.." && pwd); PY=$NEW/.venv/bin/python
