@@ -481,6 +481,14 @@ class Printer:
             return None
         return table.get(key)
 
+    def _element_options(self, table: str, key: Any, opts: object) -> list[Option]:
+        """An enum value's, service's or rpc's options: as the source wrote them, when known
+        (:meth:`_written`), else the descriptor's with the written ones it does not hold."""
+        written = self._raw(table, key)
+        if written is not None and not self.normalize:
+            return self.writer.filter(written, self.ignore_extensions)
+        return self.options(opts, written=written)
+
     def enum(self, enum: EnumDescriptorProto, scope: str) -> str:
         path = self._path(f"{scope}.{enum.name}" if scope else enum.name)
         out = [f"enum {enum.name} {{"]
@@ -504,18 +512,11 @@ class Printer:
             values.sort(key=lambda v: (v.number, v.name))
         for value in values:
             text = f"{value.name} = {value.number}"
-            written = (
-                self._written(self.hints.constant_written, (path, value.name))
-                if self.hints
-                else None
+            opts = self._element_options(
+                "constant_written",
+                (path, value.name),
+                value.options if value.HasField("options") else None,
             )
-            if written is not None:
-                opts = self.writer.filter(written, self.ignore_extensions)
-            else:
-                opts = self.options(
-                    value.options if value.HasField("options") else None,
-                    written=self._raw("constant_written", (path, value.name)),
-                )
             if opts:
                 text += " " + self.writer.options_list(opts)
             out.append(indented(text + ";\n"))
@@ -524,14 +525,11 @@ class Printer:
 
     def service(self, service: ServiceDescriptorProto, scope: str) -> str:
         out = [f"service {service.name} {{"]
-        written = self._written(self.hints.service_written, service.name) if self.hints else None
-        if written is not None:
-            options = self.writer.filter(written, self.ignore_extensions)
-        else:
-            options = self.options(
-                service.options if service.HasField("options") else None,
-                written=self._raw("service_written", service.name),
-            )
+        options = self._element_options(
+            "service_written",
+            service.name,
+            service.options if service.HasField("options") else None,
+        )
         if options:
             out.append("\n")
             out.extend(indented(self.writer.statement(o)) for o in options)
@@ -546,18 +544,11 @@ class Printer:
                 text += f"{request}) returns ("
                 text += "stream " if method.server_streaming else ""
                 text += f"{response})"
-                written = (
-                    self._written(self.hints.rpc_written, (service.name, method.name))
-                    if self.hints
-                    else None
+                opts = self._element_options(
+                    "rpc_written",
+                    (service.name, method.name),
+                    method.options if method.HasField("options") else None,
                 )
-                if written is not None:
-                    opts = self.writer.filter(written, self.ignore_extensions)
-                else:
-                    opts = self.options(
-                        method.options if method.HasField("options") else None,
-                        written=self._raw("rpc_written", (service.name, method.name)),
-                    )
                 if opts:
                     text += " {\n" + "".join(indented(self.writer.statement(o)) for o in opts)
                     text += "}"
