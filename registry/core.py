@@ -294,10 +294,11 @@ class Registry:
         cached = self._parse_cache.get(cache_key)
         if cached is None and not strict:
             # a text that passed the strict checks parses the same without them (a
-            # registration's look-up first asks for the lenient parse, then for the strict)
-            stricter = self._parse_cache.get((fmt.schema_type, text, deps, True))
+            # registration parses strictly before its look-up asks for the lenient parse)
+            strict_key = (fmt.schema_type, text, deps, True)
+            stricter = self._parse_cache.get(strict_key)
             if stricter is not None and _lenient_alike(stricter[0]):
-                cached = stricter
+                cache_key, cached = strict_key, stricter
         if cached is not None:
             with suppress(KeyError):  # another thread may have just evicted it
                 self._parse_cache.move_to_end(cache_key)

@@ -4,6 +4,7 @@ metadata and rule sets carried over from the previous version and the subject's 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,10 +40,7 @@ class Registered:
 def register(reg: Registry, subject: str, req: SchemaRequest, *, normalize: bool) -> Registered:
     """``POST /subjects/{subject}/versions``."""
     found = before_lock(reg, subject, req, normalize)
-    if isinstance(found, Registered):
-        return found
-    subject, normalize = found
-    return reg.write(lambda: register_locked(reg, subject, req, normalize))
+    return found if isinstance(found, Registered) else reg.write(found)
 
 
 #: the largest schema text :func:`cheap` lets the event loop parse
@@ -76,11 +74,11 @@ def cheap(reg: Registry, subject: str, req: SchemaRequest) -> bool:
 
 def before_lock(
     reg: Registry, subject: str, req: SchemaRequest, normalize: bool, *, prepare: bool = True
-) -> Registered | tuple[str, bool]:
+) -> Registered | Callable[[], tuple[list[Draft], Registered]]:
     """What a registration does before the write lock: the answer when the subject already
-    holds the schema, else the checked subject and ``normalize`` after :func:`_prepare` (not
-    for a :func:`cheap` request: deciding it twice, here and inside the lock, would cost more
-    than the little it makes the lock wait)."""
+    holds the schema, else the decision to make inside it (``Registry.write``), after
+    :func:`_prepare` (not for a :func:`cheap` request: deciding it twice, here and inside the
+    lock, would cost more than the little it makes the lock wait)."""
     subject = reg.valid_subject(subject)
     if req.rule_set is not None:
         validate_rule_set(req.rule_set)
@@ -101,7 +99,7 @@ def before_lock(
                 return Registered(existing, existing.id, modified=True)
     if prepare:
         _prepare(reg, subject, req, normalize)
-    return subject, normalize
+    return lambda: register_locked(reg, subject, req, normalize)
 
 
 def _parse_strictly_first(

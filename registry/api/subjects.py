@@ -204,8 +204,7 @@ async def _register(
         found = await run_in_threadpool(registration.before_lock, reg, subject, req, normalize)
     if isinstance(found, registration.Registered):
         return found
-    subject, normalize = found
-    return await reg.write_async(lambda: registration.register_locked(reg, subject, req, normalize))
+    return await reg.write_async(found)
 
 
 def _registered(reg: Registry, subject: str, schema_id: int) -> SchemaVersion:
