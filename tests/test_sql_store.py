@@ -365,3 +365,33 @@ def test_a_broken_kept_writer_connection_fails_one_write_and_is_replaced(
     finally:
         opened.close()
     assert opened._writer is None
+
+
+def test_a_busy_sqlite_file_fails_the_write_with_the_stores_error_and_keeps_nothing(
+    tmp_path: Path,
+) -> None:
+    """SQLite's write transaction goes to the driver directly (``BEGIN IMMEDIATE``): when
+    another connection holds the file's write lock past ``lock_timeout`` the write fails with
+    the store's error, nothing of it is stored, and the next write (lock released) succeeds on
+    a new connection."""
+    import sqlite3
+
+    path = tmp_path / "busy.db"
+    opened = SqlLogStore(f"sqlite:///{path}", lock_timeout=0.3)
+    opened.open()
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        with opened.exclusive() as txn:
+            txn.append([(b"k0", b"v0")])
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StoreUnavailableError, match="locked"), opened.exclusive() as txn:
+            txn.append([(b"k1", b"v1")])
+        assert opened._writer is None
+        other.execute("ROLLBACK")
+        with opened.exclusive() as txn:
+            txn.append([(b"k2", b"v2")])
+        assert [(r.key, r.offset) for r in opened.read_after(-1)] == [(b"k0", 0), (b"k2", 1)]
+        assert not opened._writer.connection.driver_connection.in_transaction  # type: ignore[union-attr]
+    finally:
+        other.close()
+        opened.close()
