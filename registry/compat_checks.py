@@ -36,7 +36,7 @@ def check_against(
         # only versions whose metadata property ``group`` equals the new schema's (maybe None)
         value = _property(metadata, group)
         prev = [v for v in prev if _property(v.metadata, group) == value]
-    if level == "NONE":
+    if level == "NONE" or not prev:  # nothing to compare with (``compatibility.check``)
         return []
     if not level.endswith("_TRANSITIVE"):
         prev = prev[-1:]  # the others are neither parsed nor compared (``compatibility.check``)

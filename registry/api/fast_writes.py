@@ -75,10 +75,13 @@ class FastWrites:
         scope["path_params"] = {"subject": subject}
         self.handled.count += 1
         request = Request(scope, receive)
-        query = request.query_params
+        normalize = format_ = None
+        if scope.get("query_string"):  # most registrations have none: no parse for them
+            query = request.query_params
+            normalize, format_ = query.get("normalize"), query.get("format")
         try:
             response = await subjects.register(
-                request, subject, normalize=query.get("normalize"), format=query.get("format")
+                request, subject, normalize=normalize, format=format_
             )
         except (errors.RegistryError, StarletteHTTPException) as exc:
             handler = _handler_of(application, exc)
