@@ -7,6 +7,7 @@ name lives in the default context ``.``. Names are kept qualified everywhere ins
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -78,6 +79,10 @@ def qualify(subject: str) -> str:
     return parse_subject(subject).qualified
 
 
+#: ISO control characters (Java's ``Character.isISOControl``: U+0000-U+001F, U+007F-U+009F)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def subject_problem(subject: str) -> str | None:
     """Why ``subject`` cannot be written to (registered, deleted, configured as a subject), or
     ``None``. Confluent's ``isValidSubject``: no ISO control characters, not ``__GLOBAL`` or
@@ -92,7 +97,7 @@ def subject_problem(subject: str) -> str | None:
     * a context name that cannot be written in a ``/contexts/{context}/...`` URL or a rule
       (``/`` or ``*`` in it, as :func:`is_valid_context`).
     """
-    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in subject):
+    if _CONTROL.search(subject) is not None:
         return "it contains a control character"
     if subject.startswith(WILDCARD):
         return f"'{WILDCARD}' is the wildcard of every context, not a context"
