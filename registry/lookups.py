@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -31,12 +31,18 @@ CANONICAL_SAME, CANONICAL_DIFFERS, NORMALIZED_SAME, NORMALIZED_DIFFERS = 1, 2, 4
 class Candidate:
     """A requested schema after parsing, canonicalisation and reference pinning."""
 
-    parsed: ParsedSchema
     text: str
     schema_type: str
     references: list[dict[str, Any]]
     metadata: dict[str, Any] | None
     rule_set: dict[str, Any] | None
+    #: the requested text parsed (``parsed``, on first use: a text stored as its own canonical
+    #: form is found without it)
+    parse: Callable[[], ParsedSchema] = field(repr=False, compare=False)
+
+    @cached_property
+    def parsed(self) -> ParsedSchema:
+        return self.parse()
 
     @cached_property
     def digest(self) -> bytes:
@@ -70,29 +76,79 @@ def make_candidate(
         pinned.append({"name": ref["name"], "subject": ref["subject"], "version": target.version})
     if normalize:
         pinned = _sorted_unique(pinned)
+
+    def parse() -> ParsedSchema:
+        try:
+            return reg.parse(
+                subject,
+                req.schema_type,
+                str(req.schema),
+                pinned,
+                strict=strict,
+                include_deleted_refs=include_deleted_refs,
+            )
+        except InvalidSchemaError as exc:
+            raise errors.invalid_schema(
+                f"Invalid schema {req.describe(subject)} with refs {_refs_text(pinned)} of "
+                f"type {req.schema_type}, details: {exc}"
+            ) from exc
+
+    if not strict and not normalize:
+        stored = stored_as_canonical(reg, subject, req, pinned)
+        if stored is not None:  # the text is its own canonical form: no parse needed
+            return Candidate(
+                stored.schema, stored.schema_type, pinned, req.metadata, req.rule_set, parse
+            )
+    parsed = parse()
     try:
-        parsed = reg.parse(
-            subject,
-            req.schema_type,
-            req.schema,
-            pinned,
-            strict=strict,
-            include_deleted_refs=include_deleted_refs,
-        )
         text = parsed.normalized() if normalize else parsed.canonical()
     except InvalidSchemaError as exc:
         raise errors.invalid_schema(
             f"Invalid schema {req.describe(subject)} with refs {_refs_text(pinned)} of type "
             f"{req.schema_type}, details: {exc}"
         ) from exc
-    return Candidate(
-        parsed=parsed,
-        text=text,
-        schema_type=parsed.schema_type,
-        references=pinned,
-        metadata=req.metadata,
-        rule_set=req.rule_set,
-    )
+    candidate = Candidate(text, parsed.schema_type, pinned, req.metadata, req.rule_set, parse)
+    candidate.parsed = parsed  # type: ignore[misc]  # (fills the cached property)
+    return candidate
+
+
+def stored_as_canonical(
+    reg: Registry,
+    subject: str,
+    req: SchemaRequest,
+    pinned: list[dict[str, Any]],
+    *,
+    learn: bool = True,
+) -> SchemaVersion | None:
+    """A version in ``subject``'s context whose stored text is exactly the requested one, of
+    the same type, with the same (pinned) references, and known to be its own canonical form
+    (so the request's lenient parse would re-print it unchanged, and its candidate is the
+    stored text); None otherwise. Found through the identity hash of the text as given, as if
+    it were canonical. Whether a stored text is canonical is learnt once per version (its
+    ``forms``), by parsing it the first time it is asked (not with ``learn=False``: then a
+    version whose form is not known yet is not taken)."""
+    ctx = reg.state.context_of(subject)
+    text = str(req.schema)
+    schema_id = ctx.hashes.get(schema_hash(text, pinned, req.metadata, req.rule_set))
+    if schema_id is None:
+        return None
+    sv = ctx.any_version_of(schema_id)
+    if (
+        sv is None
+        or sv.schema != text
+        or sv.schema_type != reg.format_of(req.schema_type).schema_type
+        or _ref_keys(sv.references) != _ref_keys(pinned)
+    ):
+        return None
+    if not sv.forms & (CANONICAL_SAME | CANONICAL_DIFFERS):
+        if not learn:
+            return None
+        try:
+            canonical = reg.parse_stored(sv).canonical()
+        except (errors.RegistryError, InvalidSchemaError):
+            return None
+        sv.forms |= CANONICAL_SAME if canonical == sv.schema else CANONICAL_DIFFERS
+    return sv if sv.forms & CANONICAL_SAME else None
 
 
 def _refs_text(refs: list[dict[str, Any]]) -> str:

@@ -21,7 +21,13 @@ from registry.core import (
     iter_live,
 )
 from registry.formats.base import InvalidSchemaError
-from registry.lookups import CONFLUENT_VERSION, can_lookup, lookup_in_subject, make_candidate
+from registry.lookups import (
+    CONFLUENT_VERSION,
+    can_lookup,
+    lookup_in_subject,
+    make_candidate,
+    stored_as_canonical,
+)
 from registry.rulesets import merge_metadata, merge_rule_sets, validate_rule_set
 from registry.state import SchemaVersion
 from registry.subjects import DEFAULT_CONTEXT, parse_subject
@@ -85,7 +91,7 @@ def before_lock(
     config = reg.effective_config(subject)
     normalize = normalize or bool(config.get("normalize"))
     if not _has_defaults_or_overrides(config) and req.schema and req.schema.strip():
-        _parse_strictly_first(reg, subject, req, config)
+        _parse_strictly_first(reg, subject, req, config, normalize)
         existing = lookup_in_subject(
             reg, subject, req, normalize=normalize, latest_only=req.version == LATEST
         )
@@ -103,15 +109,19 @@ def before_lock(
 
 
 def _parse_strictly_first(
-    reg: Registry, subject: str, req: SchemaRequest, config: dict[str, Any]
+    reg: Registry, subject: str, req: SchemaRequest, config: dict[str, Any], normalize: bool
 ) -> None:
     """Parse a registration's schema with the strict checks before the look-up asks for it
     without them: a text that passes parses the same either way (``Registry.parse`` then
     answers the look-up from this parse), so it is parsed once, not twice. Only where the
-    look-up parses at all (the subject has versions) and the registration is strict."""
+    look-up parses at all (the subject has versions, and the text is not one the context
+    stores as its own canonical form: ``lookups.stored_as_canonical``) and the registration
+    is strict."""
     if req.references or not reg.state.versions(subject):
         return
     if (req.id is not None and req.id >= 0) or not validates_new_schemas(config):
+        return
+    if not normalize and stored_as_canonical(reg, subject, req, []) is not None:
         return
     try:
         reg.parse(

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from registry import deletion, lookups, reads, registration, tags
+from registry import deletion, errors, lookups, reads, registration, tags
 from registry.api import docs
 from registry.api.bodies import flag, json_body, page, schema_request
 from registry.api.deps import registry_of, subject_param
@@ -18,6 +18,7 @@ from registry.auth import visibility
 from registry.core import Registry, SchemaRequest, parse_version
 from registry.identity import guid_of
 from registry.state import SchemaVersion
+from registry.subjects import parse_subject
 
 router = APIRouter(tags=["Subjects (v1)"])
 
@@ -163,7 +164,10 @@ async def lookup(request: Request) -> Response:
     req = schema_request(await json_body(request))
     args = (reg, subject_param(subject), req)
     kwargs = {"normalize": flag(normalize), "deleted": flag(deleted)}
-    if not req.references and reg.has_parsed(req.schema_type, req.schema or ""):
+    if not req.references and (
+        reg.has_parsed(req.schema_type, req.schema or "")
+        or _stored_canonical(reg, args[1], req, kwargs["normalize"])
+    ):
         sv = lookups.lookup(*args, **kwargs)  # memory only: no need for a worker thread
     else:
         sv = await run_in_threadpool(lookups.lookup, *args, **kwargs)
@@ -189,6 +193,20 @@ async def latest_with_metadata(
         reg, subject_param(subject), dict(zip(keys, values, strict=False)), flag(deleted)
     )
     return reply(request, schema_entity(sv, formatted(reg, sv, format), wants_v8(request)))
+
+
+def _stored_canonical(reg: Registry, subject: str, req: SchemaRequest, normalize: bool) -> bool:
+    """Whether a look-up finds ``req``'s text as a version's stored canonical form, known
+    without parsing anything (``lookups.stored_as_canonical``; not when normalising)."""
+    if not req.schema or normalize:
+        return False
+    qualified = parse_subject(subject).qualified
+    if reg.effective_config(qualified).get("normalize"):
+        return False
+    try:
+        return lookups.stored_as_canonical(reg, qualified, req, [], learn=False) is not None
+    except errors.RegistryError:  # (an unknown schema type): the look-up answers it
+        return False
 
 
 async def _register(
