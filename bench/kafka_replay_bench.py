@@ -32,6 +32,7 @@ sys.path.insert(0, str(REPO))
 
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition  # noqa: E402
 
+from bench._kafka_fill import produce_all  # noqa: E402
 from bench._server import free_port  # noqa: E402
 from registry.api.forwarding import readiness  # noqa: E402
 from registry.core import Registry  # noqa: E402
@@ -85,13 +86,7 @@ def fill(bootstrap: str, topic: str, count: int, subjects: int) -> float:
         {"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 50, "compression.type": "lz4"}
     )
     begun = time.monotonic()
-    for key, value in records(count, subjects):
-        while True:
-            try:
-                producer.produce(topic, key=key, value=value, partition=0)
-                break
-            except BufferError:
-                producer.poll(0.1)
+    produce_all(producer, topic, records(count, subjects))
     assert producer.flush(120) == 0
     return time.monotonic() - begun
 

@@ -90,6 +90,7 @@ def fill(store_url: str, subjects: int, versions: int, bootstrap: str | None) ->
     else:
         from confluent_kafka import Producer
 
+        from bench._kafka_fill import produce_all
         from registry.store.kafka import KafkaLogStore
 
         # create the topic as the store does, then produce without transactions
@@ -98,15 +99,11 @@ def fill(store_url: str, subjects: int, versions: int, bootstrap: str | None) ->
         producer = Producer(
             {"bootstrap.servers": bootstrap, "linger.ms": 50, "compression.type": "lz4"}
         )
-        for s in range(subjects):
-            for key, value in records_for(s, versions, s * versions + 1):
-                while True:
-                    try:
-                        producer.produce(topic, key=key, value=value, partition=0)
-                        break
-                    except BufferError:
-                        producer.poll(0.1)
-            producer.poll(0)
+        produce_all(
+            producer,
+            topic,
+            (pair for s in range(subjects) for pair in records_for(s, versions, s * versions + 1)),
+        )
         producer.flush(120)
     return time.monotonic() - begun
 
