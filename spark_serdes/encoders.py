@@ -66,7 +66,8 @@ from serdes.errors import SchemaRegistryError
 from serdes.schema import Schema
 from spark_serdes import avro as _avro
 from spark_serdes._registry import client_for, registry_conf
-from spark_serdes.avro_encoder import AvroBatchEncoder, fit_column, is_raw_bytes, qualified_schema
+from spark_serdes.avro_encoder import AvroBatchEncoder
+from spark_serdes.avro_fit import fit_column, is_raw_bytes, qualified_schema
 from spark_serdes.encoder_udf import encoder_udf
 
 __all__ = ["to_confluent_avro", "to_confluent_json", "to_confluent_protobuf"]

@@ -38,7 +38,7 @@ from serdes.errors import SerializationError
 from serdes.json_schema import compile_json_schema
 from serdes.schema import Schema, SchemaReference
 from spark_serdes._registry import client_for
-from spark_serdes.avro_encoder import arrow_to_pylist, spark_type_of
+from spark_serdes.arrow_values import arrow_to_pylist, spark_type_of
 from spark_serdes.encoder_udf import encoder_udf
 
 __all__ = ["JsonBatchEncoder", "check_json_type", "json_column"]

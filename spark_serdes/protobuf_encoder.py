@@ -32,7 +32,7 @@ from pyspark.sql import types as T
 from serdes import wire
 from serdes.errors import SerializationError
 from serdes.protobuf import ProtobufDeserializer, _add_builtin, _is_builtin, message_index_path
-from spark_serdes.avro_encoder import _raw_arrow, arrow_to_pylist, spark_type_of
+from spark_serdes.arrow_values import arrow_to_pylist, raw_arrow, spark_type_of
 from spark_serdes.encoder_udf import encoder_udf
 
 __all__ = ["ProtobufBatchEncoder", "protobuf_column"]
@@ -308,7 +308,7 @@ class ProtobufBatchEncoder:
     def encode(self, column: pa.Array) -> pa.Array:
         if column.null_count == len(column):
             return pa.nulls(len(column), pa.binary())
-        raw = _raw_arrow(column.type)
+        raw = raw_arrow(column.type)
         values = arrow_to_pylist(column.cast(raw) if raw != column.type else column)
         cls, fix, prefix = self.cls, self.fix, self.prefix
         out: list[bytes | None] = []

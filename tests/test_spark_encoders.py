@@ -715,7 +715,7 @@ def test_arrow_rows_built_column_by_column_equal_to_pylist() -> None:
     """The Python engines' batch -> rows conversion: nulls at every level, maps, slices."""
     import pyarrow as pa
 
-    from spark_serdes.avro_encoder import arrow_to_pylist
+    from spark_serdes.arrow_values import arrow_to_pylist
 
     kind = pa.struct([
         ("a", pa.list_(pa.struct([
