@@ -194,6 +194,13 @@ def test_a_lookup_of_a_known_canonical_text_needs_no_worker_thread(
         assert look(second) == 2 and len(hops) == 2
         assert look(first, "?normalize=true") == 1 and len(hops) == 3
         assert look(version(1, spaced=True)) == 1 and len(hops) == 4  # not the stored text
+        # stored (form known) under another subject only: the look-up in this one goes on to
+        # compare versions and other contexts, which may parse: a worker thread
+        other = version(5)
+        reg_schema(registry, "t", other)
+        assert lookup_in_subject(registry, "t", SchemaRequest(schema=other), normalize=False)
+        assert client.post("/subjects/s", json={"schema": other}).status_code == 404
+        assert len(hops) == 5
     finally:
         client.close()
         registry.stop()

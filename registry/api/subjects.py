@@ -196,17 +196,22 @@ async def latest_with_metadata(
 
 
 def _stored_canonical(reg: Registry, subject: str, req: SchemaRequest, normalize: bool) -> bool:
-    """Whether a look-up finds ``req``'s text as a version's stored canonical form, known
-    without parsing anything (``lookups.stored_as_canonical``; not when normalising)."""
+    """Whether the look-up finds ``req``'s text in ``subject`` itself, as the stored canonical
+    form of a live version, known without parsing anything (``lookups.stored_as_canonical``;
+    not when normalising): it is then answered from the identity hash, with no parse of the
+    text, of other versions or in other contexts."""
     if not req.schema or normalize:
         return False
     qualified = parse_subject(subject).qualified
     if reg.effective_config(qualified).get("normalize"):
         return False
     try:
-        return lookups.stored_as_canonical(reg, qualified, req, [], learn=False) is not None
+        sv = lookups.stored_as_canonical(reg, qualified, req, [], learn=False)
     except errors.RegistryError:  # (an unknown schema type): the look-up answers it
         return False
+    if sv is None:
+        return False
+    return any(v.id == sv.id and not v.deleted for v in reg.state.versions(qualified).values())
 
 
 async def _register(
