@@ -8,6 +8,7 @@ Confluent). The GUID is that hash formatted as a UUID.
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -40,9 +41,14 @@ def schema_hash(
             md5.update(name.encode())
     if rule_set:
         md5.update(b"\x01")
-        for group in ("migrationRules", "domainRules", "encodingRules"):
-            for rule in rule_set.get(group) or []:
-                _hash_rule(md5, rule)
+        try:
+            for group in ("migrationRules", "domainRules", "encodingRules"):
+                for rule in rule_set.get(group) or []:
+                    _hash_rule(md5, rule)
+        except (AttributeError, TypeError, ValueError):
+            # a look-up's rule set not shaped as rules (registration refuses those first): any
+            # fixed value will do, as no stored rule set is shaped so
+            md5.update(b"\x02" + json.dumps(rule_set, sort_keys=True, default=repr).encode())
         if rule_set.get("enableAt"):
             md5.update(str(rule_set["enableAt"]).encode())
     return md5.digest()

@@ -235,3 +235,28 @@ def test_lookup_does_not_validate_the_subject_name(client: TestClient) -> None:
     # Confluent 7.9's lookup finds nothing under such a name rather than rejecting it
     response = client.post("/subjects/bad%0Aname", json={"schema": record("R", "a")})
     assert error(response, 404, 40401) == "Subject 'bad\nname' not found."
+
+
+def test_rule_sets_not_shaped_as_rules_are_answered_not_crashed_on(client: TestClient) -> None:
+    """A look-up hashes the request's rule set to find it; one whose rules are not objects
+    (a fuzzer's: arrays, strings, a map where a list belongs) matches nothing (40403) instead of
+    failing the hash (500), with a valid schema text or not, and a registration refuses it."""
+    schema = json.dumps({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]})
+    assert client.post("/subjects/s/versions", json={"schema": schema}).status_code == 200
+    shapes: list[Any] = [
+        {"migrationRules": [[None, None, 5.7e16], {}, []]},
+        {"": [], "migrationRules": {"k": [[None, None, 5.7e16], {}, []]}},
+        {"domainRules": ["x"]},
+        {"domainRules": [{"name": "r", "type": "CEL", "tags": [1, "a"]}]},
+        {"encodingRules": [{"name": "r", "type": "CEL", "params": ["a"]}]},
+    ]
+    for rule_set in shapes:
+        for text in (schema, "\U0001f1fa\U0001f1f8"):
+            answer = client.post("/subjects/s", json={"schema": text, "ruleSet": rule_set})
+            assert answer.status_code < 500, (rule_set, text, answer.text)
+        found = client.post("/subjects/s", json={"schema": schema, "ruleSet": rule_set})
+        assert found.status_code == 404 and found.json()["error_code"] == 40403, found.text
+        registered = client.post(
+            "/subjects/s/versions", json={"schema": schema, "ruleSet": rule_set}
+        )
+        assert registered.status_code < 500, (rule_set, registered.text)
