@@ -77,6 +77,12 @@ def make_candidate(
     if normalize:
         pinned = _sorted_unique(pinned)
 
+    def invalid(exc: InvalidSchemaError) -> errors.RegistryError:
+        return errors.invalid_schema(
+            f"Invalid schema {req.describe(subject)} with refs {_refs_text(pinned)} of type "
+            f"{req.schema_type}, details: {exc}"
+        )
+
     def parse() -> ParsedSchema:
         try:
             return reg.parse(
@@ -88,10 +94,7 @@ def make_candidate(
                 include_deleted_refs=include_deleted_refs,
             )
         except InvalidSchemaError as exc:
-            raise errors.invalid_schema(
-                f"Invalid schema {req.describe(subject)} with refs {_refs_text(pinned)} of "
-                f"type {req.schema_type}, details: {exc}"
-            ) from exc
+            raise invalid(exc) from exc
 
     if not strict and not normalize:
         stored = stored_as_canonical(reg, subject, req, pinned)
@@ -103,13 +106,8 @@ def make_candidate(
     try:
         text = parsed.normalized() if normalize else parsed.canonical()
     except InvalidSchemaError as exc:
-        raise errors.invalid_schema(
-            f"Invalid schema {req.describe(subject)} with refs {_refs_text(pinned)} of type "
-            f"{req.schema_type}, details: {exc}"
-        ) from exc
-    candidate = Candidate(text, parsed.schema_type, pinned, req.metadata, req.rule_set, parse)
-    candidate.parsed = parsed  # type: ignore[misc]  # (fills the cached property)
-    return candidate
+        raise invalid(exc) from exc
+    return Candidate(text, parsed.schema_type, pinned, req.metadata, req.rule_set, lambda: parsed)
 
 
 def stored_as_canonical(
