@@ -93,9 +93,8 @@ def hosts(registry: str, bootstrap: str = "127.0.0.1:1", topics: dict[str, str] 
 
 def fresh_topic(bootstrap: str, prefix: str) -> str:
     topic = f"{prefix}-{uuid.uuid4().hex[:8]}"
-    AdminClient({"bootstrap.servers": bootstrap}).create_topics([NewTopic(topic, 1, 1)])[
-        topic
-    ].result(30)
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # alive until the topic exists
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
     return topic
 
 
