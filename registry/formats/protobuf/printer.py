@@ -72,6 +72,11 @@ class SourceHints:
     constant_written: dict[tuple[str, str], list[Option]] = field(default_factory=dict)
     service_written: dict[str, list[Option]] = field(default_factory=dict)
     rpc_written: dict[tuple[str, str], list[Option]] = field(default_factory=dict)
+    #: messages (by path) the text declares ``option map_entry = true`` on: Confluent prints
+    #: them, and the fields of their type, as written (a map only in the normalized text)
+    explicit_maps: set[str] = field(default_factory=set)
+    #: oneofs (by message path and oneof name): their options as written
+    oneof_written: dict[tuple[str, str], list[Option]] = field(default_factory=dict)
     #: custom options the descriptors do not hold (``Compiled.unresolved``)
     unresolved: frozenset[str] = frozenset()
 
@@ -102,6 +107,10 @@ class SourceHints:
             if element.kind in ("message", "group", "oneof", "extend"):
                 if element.kind == "message" and self._custom(options):
                     self.message_written[path] = options  # type: ignore[assignment]
+                if element.kind == "message" and "map_entry" in element.written.names:
+                    self.explicit_maps.add(path)
+                elif element.kind == "oneof" and options:
+                    self.oneof_written[(path, element.name)] = options
                 self._fields(path, element)
             elif element.kind == "enum":
                 if options:
@@ -291,19 +300,28 @@ class Printer:
             out.extend(indented(self.field(f, scope, in_oneof=False)) for f in plain)
         oneofs = [
             (
-                message.oneof_decl[i].name,
+                message.oneof_decl[i],
                 [f for f in message.field if f.HasField("oneof_index") and f.oneof_index == i],
             )
             for i in sorted(real_oneofs)
         ]
-        oneofs = [(name, members) for name, members in oneofs if members]
+        oneofs = [(decl, members) for decl, members in oneofs if members]
         if oneofs:
             out.append("\n")
             if self.normalize:
                 oneofs = [(n, sorted(m, key=lambda f: f.number)) for n, m in oneofs]
                 oneofs.sort(key=lambda o: o[1][0].number)
-            for name, members in oneofs:
-                body = [f"oneof {name} {{"]
+            for decl, members in oneofs:
+                body = [f"oneof {decl.name} {{"]
+                # Confluent prints a oneof's options first (``ProtobufSchemaUtils.toString``)
+                oneof_options = self._element_options(
+                    "oneof_written",
+                    (path, decl.name),
+                    decl.options if decl.HasField("options") else None,
+                )
+                if oneof_options:
+                    body.append("\n")
+                    body.extend(indented(self.writer.statement(o)) for o in oneof_options)
                 body.append("\n")
                 body.extend(indented(self.field(f, scope, in_oneof=True)) for f in members)
                 body.append("}\n")
@@ -324,7 +342,10 @@ class Printer:
             out.append("\n")
             out.extend(indented(e) for e in self.extends(message.extension, scope))
         nested = [
-            m for m in message.nested_type if not m.options.map_entry and m.name not in group_types
+            m
+            for m in message.nested_type
+            if (not m.options.map_entry or self._as_written(f"{scope}.{m.name}"))
+            and m.name not in group_types
         ]
         if nested or message.enum_type:
             out.append("\n")
@@ -358,7 +379,7 @@ class Printer:
         else:
             info = self.symbols.get(self.symbols.resolve(f.type_name, scope) or f.type_name)
             candidates = self.hints.fields.get((f.name, f.number), []) if self.hints else []
-            if info is not None and info.is_map:
+            if info is not None and info.is_map and not self._as_written(info.fullname):
                 is_map = True
                 key, value = info.map_fields()
                 if value.type in SCALAR_NAMES:
@@ -474,6 +495,14 @@ class Printer:
         if not self._package:
             return scope
         return scope[len(self._package) + 1 :] if scope != self._package else ""
+
+    def _as_written(self, fullname: str) -> bool:
+        """Whether the message ``fullname``, a map entry, is printed as a message (the text
+        declared it with ``option map_entry = true``; Confluent prints what Wire parsed, and
+        only its normalized text turns it into a ``map``)."""
+        if self.hints is None or self.normalize:
+            return False
+        return self._path(fullname) in self.hints.explicit_maps
 
     def _written(self, table: dict[Any, list[Option]], key: Any) -> list[Option] | None:
         """Options as the source wrote them (Confluent prints what Wire parsed), if known."""
