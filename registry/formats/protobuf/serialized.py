@@ -43,7 +43,7 @@ from google.protobuf.descriptor_pb2 import (
 from google.protobuf.message import Message
 
 from registry.formats.protobuf.compiler import GOOGLE_TYPES
-from registry.formats.protobuf.printer import Printer, _real_oneofs
+from registry.formats.protobuf.printer import Printer, real_oneofs
 from registry.formats.protobuf.symbols import SCALAR_NAMES, Symbols
 
 F = FieldDescriptorProto
@@ -142,15 +142,14 @@ class _Builder:
         self.fd = fd
         self.printer = printer
         self.references = references
-        printer._package = fd.package
-        printer._proto3 = fd.syntax == "proto3"
+        printer.begin(fd)
 
     def file(self) -> FileDescriptorProto:
         fd, out = self.fd, FileDescriptorProto()
         out.name = DEFAULT_NAME
         if fd.package:
             out.package = fd.package
-        syntax = self.printer._syntax(fd)
+        syntax = self.printer.syntax_of(fd)
         if syntax is not None:
             out.syntax = syntax
         public = set(fd.public_dependency)
@@ -165,7 +164,7 @@ class _Builder:
                 out.dependency.append(name)
                 out.public_dependency.append(len(out.dependency) - 1)
         for message in fd.message_type:
-            if not message.options.map_entry or self.printer._as_written(
+            if not message.options.map_entry or self.printer.as_written(
                 _join(fd.package, message.name)
             ):
                 out.message_type.append(self.message(message, fd.package))
@@ -186,11 +185,11 @@ class _Builder:
             full = _join(scope, nested.name)
             if nested.name in groups:
                 continue
-            if nested.options.map_entry and not self.printer._as_written(full):
+            if nested.options.map_entry and not self.printer.as_written(full):
                 continue  # made for a map<> field: Confluent makes its own, below
             out.nested_type.append(self.message(nested, scope))
         out.enum_type.extend(self.enum(e) for e in message.enum_type)
-        real = _real_oneofs(message)
+        real = real_oneofs(message)
         for index in sorted(real):
             members = [
                 f for f in message.field if f.HasField("oneof_index") and f.oneof_index == index
@@ -219,7 +218,7 @@ class _Builder:
                 field.oneof_index = len(out.oneof_decl) - 1
                 out.field.append(field)
             else:
-                out.field.append(self.field(f, scope, self.printer._label(f)))
+                out.field.append(self.field(f, scope, self.printer.written_label(f)))
         for r in message.reserved_range:
             out.reserved_range.add(start=r.start, end=r.end)
         out.reserved_name.extend(message.reserved_name)
@@ -238,7 +237,7 @@ class _Builder:
             return None
         symbols = self.printer.symbols
         info = symbols.get(symbols.resolve(f.type_name, scope) or f.type_name)
-        if info is None or not info.is_map or self.printer._as_written(info.fullname):
+        if info is None or not info.is_map or self.printer.as_written(info.fullname):
             return None
         key, value = info.map_fields()
         entry = DescriptorProto(name=to_map_entry(f.name))
@@ -269,7 +268,7 @@ class _Builder:
         if f.HasField("extendee"):
             candidates = self.printer.hints.extends if self.printer.hints else ()
             out.extendee = self.printer.type_name(f.extendee, scope, candidates)
-        if f.HasField("default_value") and not self.printer._proto3:
+        if f.HasField("default_value") and not self.printer.proto3:
             out.default_value = f.default_value
         if f.HasField("json_name"):
             out.json_name = f.json_name
@@ -278,7 +277,7 @@ class _Builder:
         return out
 
     def extension(self, f: FieldDescriptorProto, scope: str) -> FieldDescriptorProto:
-        return self.field(f, scope, self.printer._label(f))
+        return self.field(f, scope, self.printer.written_label(f))
 
     def _candidates(self, f: FieldDescriptorProto) -> list[str]:
         hints = self.printer.hints
