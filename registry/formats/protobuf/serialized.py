@@ -163,11 +163,8 @@ class _Builder:
             else:
                 out.dependency.append(name)
                 out.public_dependency.append(len(out.dependency) - 1)
-        for message in fd.message_type:
-            if not message.options.map_entry or self.printer.as_written(
-                _join(fd.package, message.name)
-            ):
-                out.message_type.append(self.message(message, fd.package))
+        # protoc makes map entries inside messages only: every top-level message was written
+        out.message_type.extend(self.message(m, fd.package) for m in fd.message_type)
         out.enum_type.extend(self.enum(e) for e in fd.enum_type)
         out.service.extend(self.service(s, fd.package) for s in fd.service)
         out.extension.extend(self.extension(f, fd.package) for f in fd.extension)
