@@ -91,3 +91,18 @@ def test_import_no_reference_resolves_is_accepted_when_unused(client: TestClient
     response = client.post("/subjects/s2/versions", json={"schema": used, "schemaType": "PROTOBUF"})
     assert response.status_code == 422, response.text
     assert response.json()["error_code"] == 42201
+
+
+def test_top_level_map_entry_is_left_out_of_the_normalized_text(client: TestClient) -> None:
+    """``filterTypes`` drops every message that resolves to a map entry, top-level too; the
+    field of its type prints as a map."""
+    text = (
+        'syntax = "proto3";\npackage p;\n\nmessage FooEntry {\n  option map_entry = true;\n\n'
+        "  string key = 1;\n  int32 value = 2;\n}\nmessage M {\n  repeated FooEntry foo = 1;\n}\n"
+    )
+    _register(client, "s", text)
+    assert client.get("/subjects/s/versions/1/schema").text == text
+    _register(client, "n", text, normalize="true")
+    assert client.get("/subjects/n/versions/1/schema").text == (
+        'syntax = "proto3";\npackage p;\n\nmessage M {\n  map<string, int32> foo = 1;\n}\n'
+    )

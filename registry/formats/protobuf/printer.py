@@ -137,9 +137,11 @@ class Printer:
         if options:
             out.append("\n")
             out.extend(self.writer.statement(o) for o in options)
-        if fd.message_type or fd.enum_type:
+        # ``filterTypes``: the normalized text has the map, not the (explicit) entry message
+        messages = [m for m in fd.message_type if not (self.normalize and m.options.map_entry)]
+        if messages or fd.enum_type:
             out.append("\n")
-            for message in fd.message_type:
+            for message in messages:
                 out.append(self.message(message, fd.package))
             for enum in fd.enum_type:
                 out.append(self.enum(enum, fd.package))
