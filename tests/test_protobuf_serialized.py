@@ -335,6 +335,8 @@ def test_rest_routes_answer_confluents_descriptor(client: TestClient) -> None:
     assert FD.FromString(base64.b64decode(version["schema"])) == expected
     raw = client.get(f"/schemas/ids/{schema_id}/schema", params={"format": "serialized"})
     assert FD.FromString(base64.b64decode(raw.text)) == expected
+    lookup = client.post("/subjects/orders", json=body, params={"format": "serialized"}).json()
+    assert FD.FromString(base64.b64decode(lookup["schema"])) == expected
     # the referenced schema too: its own file, named "default"
     ref = client.get("/subjects/common/versions/1", params={"format": "serialized"}).json()
     assert FD.FromString(base64.b64decode(ref["schema"])).name == "default"
