@@ -47,6 +47,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="validate new Avro schemas as Confluent 7.9 did (defaults only with normalize, "
         "namespaces unchecked; env SCHEMA_REGISTRY_AVRO_7_9_VALIDATION)",
     )
+    serve.add_argument(
+        "--audit-file",
+        help="audit every change and refusal to this JSON-lines file, rotated by size "
+        "(env SCHEMA_REGISTRY_AUDIT_FILE)",
+    )
+    serve.add_argument(
+        "--audit-kafka",
+        help="audit events also to Kafka as CloudEvents: kafka://host:9092/?topic=NAME "
+        "(env SCHEMA_REGISTRY_AUDIT_KAFKA)",
+    )
+    serve.add_argument(
+        "--audit-stdout",
+        action="store_true",
+        default=None,
+        help="audit events also to standard output (env SCHEMA_REGISTRY_AUDIT_STDOUT)",
+    )
+    serve.add_argument(
+        "--audit-fail-closed",
+        action="store_true",
+        default=None,
+        help="refuse changes while an audit sink is unavailable (env "
+        "SCHEMA_REGISTRY_AUDIT_FAIL_CLOSED; default: serve and count dropped events)",
+    )
+    serve.add_argument(
+        "--audit-reads",
+        action="store_true",
+        default=None,
+        help="audit reads too (env SCHEMA_REGISTRY_AUDIT_READS)",
+    )
 
     user = commands.add_parser("user", help="manage the HTTP Basic users file")
     user_commands = user.add_subparsers(dest="user_command", required=True)
@@ -72,6 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cli_tools.add_commands(commands)
     from registry import copy as store_copy  # copy --from STORE --to STORE
+    from registry.audit import cli as audit_cli  # audit [--subject S] [--follow] ...
+
+    audit_cli.add_command(commands)
 
     store_copy.add_command(commands)
 
@@ -80,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cli_tools.run(args)
     if args.command == "copy":
         return store_copy.run(args)
+    if args.command == "audit":
+        return audit_cli.run(args)
     if args.command == "user":
         from registry.auth.commands import user_add
 
@@ -96,6 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             tls_ca_file=getattr(args, "tls_ca_file", None),
             tls_client_auth=getattr(args, "tls_client_auth", None),
             avro_7_9_validation=getattr(args, "avro_7_9_validation", None),
+            audit_file=getattr(args, "audit_file", None),
+            audit_kafka=getattr(args, "audit_kafka", None),
+            audit_stdout=getattr(args, "audit_stdout", None),
+            audit_fail_closed=getattr(args, "audit_fail_closed", None),
+            audit_reads=getattr(args, "audit_reads", None),
         )
         from registry.logging_setup import configure as configure_logging
 

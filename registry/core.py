@@ -120,6 +120,11 @@ class Registry:
         self.verdicts = VerdictCache()
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
+        #: called in the writer's context with each write's drafts before they are applied to
+        #: the state; what it returns is called once they are (``registry.audit.changes``)
+        self.change_observer: (
+            Callable[[Sequence[Draft], State], Callable[[], None] | None] | None
+        ) = None
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -263,10 +268,28 @@ class Registry:
             log.exception("deciding a write failed")
             pending.error = errors.store_error(f"Error while writing to the store: {exc}")
             return
+        observed = self._observe(pending, drafts) if self.change_observer is not None else None
         for key, value in encoded:
             self.state.apply(Record(key=key, value=value, offset=-1, timestamp=-1))
+        if observed is not None:
+            try:
+                observed()
+            except Exception:
+                log.exception("observing a write failed")
         staged.extend(encoded)
         pending.staged = len(encoded)
+
+    def _observe(self, pending: Pending, drafts: Sequence[Draft]) -> Callable[[], None] | None:
+        """:attr:`change_observer` of ``drafts`` in the writer's context; never raises (an
+        observer's failure does not fail the write)."""
+        observer = self.change_observer
+        if observer is None or not drafts:
+            return None
+        try:
+            return pending.context.run(observer, drafts, self.state)
+        except Exception:
+            log.exception("observing a write failed")
+            return None
 
     # ---- shared rules ---------------------------------------------------------------------
 

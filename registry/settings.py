@@ -117,6 +117,24 @@ class Settings:
     auth_throttle_entries: int = 100_000
     #: password hashes (scrypt) computed at once; more attempts wait without taking a thread
     auth_hash_concurrency: int = 2
+    # ---- audit trail (registry/audit; docs/audit.md) ----
+    #: JSON-lines file every change and every refused request is written to; empty: none
+    audit_file: str = ""
+    #: size past which the audit file is rotated (``path.1``, ``path.2``, ...); 0: never
+    audit_file_max_bytes: int = 100 * 1024 * 1024
+    #: rotated audit files kept
+    audit_file_backups: int = 10
+    #: fsync the audit file after each event (durable across a power loss; slower)
+    audit_file_fsync: bool = False
+    #: audit events also to standard output (one JSON line each)
+    audit_stdout: bool = False
+    #: audit events also to a Kafka topic as CloudEvents: kafka://host:9092/?topic=NAME
+    audit_kafka: str = ""
+    #: refuse changes (503) while an audit sink is unavailable, and answer a change whose
+    #: event could not be written with 500; off: serve, counting dropped events
+    audit_fail_closed: bool = False
+    #: audit reads too (GET/HEAD and read-only POSTs such as look-ups)
+    audit_reads: bool = False
     # ---- TLS ----
     #: PEM certificate chain; with ``tls_keyfile`` the server speaks HTTPS
     tls_certfile: str = ""

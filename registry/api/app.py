@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from registry import __version__, errors
 from registry.api import (
     associations,
+    audit_history,
     compatibility,
     config,
     contexts,
@@ -64,8 +65,14 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
             # the first run_in_threadpool imports anyio's asyncio backend (0.04-0.3 s): do it
             # before the server accepts connections, not on the event loop under the first requests
             await run_in_threadpool(lambda: None)
+            auditor = getattr(app.state, "auditor", None)
+            if auditor is not None:
+                await run_in_threadpool(auditor.start)
             yield
         finally:
+            auditor = getattr(app.state, "auditor", None)
+            if auditor is not None:
+                await run_in_threadpool(auditor.close)
             if manage_lifecycle:
                 registry.stop()
 
@@ -87,6 +94,7 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     app.include_router(dek_registry.router)
     for module in (associations, tags, metadata_deployment):  # Confluent 8.x additions
         app.include_router(module.router)
+    app.include_router(audit_history.router)  # a subject's changes from the audit file
     if registry.settings.ui:
         app.include_router(ui.router)
 
@@ -147,7 +155,13 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     from registry.auth import middleware as auth
 
     authenticator = auth.install(app, registry)
-    metrics.install(app, registry, authenticator.counts if authenticator else None)
+    # the audit trail: outside authentication (it sees refusals), inside the request ids
+    from registry import audit
+
+    auditor = audit.install(app, registry)
+    observability = metrics.install(app, registry, authenticator.counts if authenticator else None)
+    if auditor is not None:
+        observability.prometheus.register(audit.AuditCollector(auditor))
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -294,6 +294,7 @@ def _batch_answer(request: Request, results: list[association_batches.Result]) -
     openapi_extra={
         **docs.body("AssociationBatchGetRequest"),
         **docs.parameters((), ("includeSchemas",)),
+        **docs.READ_ONLY,
     },
     responses=docs.answers(docs.ref("AssociationBatchResponse"), 400, 415, 422, status=207),
 )

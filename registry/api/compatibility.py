@@ -18,7 +18,7 @@ router = APIRouter(tags=["Compatibility (v1)"])
 
 @router.post(
     "/compatibility/subjects/{subject}/versions/{version}",
-    openapi_extra=docs.body("RegisterSchemaRequest"),
+    openapi_extra={**docs.body("RegisterSchemaRequest"), **docs.READ_ONLY},
     responses=docs.answers(docs.ref("CompatibilityCheckResponse"), 400, 404, 415, 422),
 )
 async def against_version(
@@ -34,7 +34,7 @@ async def against_version(
 
 @router.post(
     "/compatibility/subjects/{subject}/versions",
-    openapi_extra=docs.body("RegisterSchemaRequest"),
+    openapi_extra={**docs.body("RegisterSchemaRequest"), **docs.READ_ONLY},
     responses=docs.answers(docs.ref("CompatibilityCheckResponse"), 400, 415, 422),
 )
 async def against_subject(

@@ -182,6 +182,11 @@ def parameters(path: tuple[str, ...] = (), query: tuple[str, ...] = ()) -> dict[
     return {"parameters": params}
 
 
+#: marks a POST/PUT/DELETE route that changes nothing (look-ups, checks, batch reads): the
+#: audit trail (``registry.audit.middleware``) audits every other one as a change
+READ_ONLY: dict[str, Any] = {"x-read-only": True}
+
+
 def body(name: str) -> dict[str, Any]:
     """``openapi_extra`` declaring the JSON request body ``name``."""
     return {"requestBody": {"required": True, "content": _content(_ref(name))}}

@@ -19,7 +19,7 @@ async def root_get(request: Request) -> Response:
     return reply(request, {})
 
 
-@router.post("/", responses=docs.answers({"type": "object"}))
+@router.post("/", responses=docs.answers({"type": "object"}), openapi_extra=docs.READ_ONLY)
 async def root_post(request: Request) -> Response:
     # Confluent's no-op takes a ``Map<String, String>``: a body must still be such JSON (400)
     if (await request.body()).strip():

@@ -152,6 +152,7 @@ async def delete_version(
     openapi_extra={
         **docs.body("RegisterSchemaRequest"),
         **docs.parameters(("subject",), ("normalize", "deleted", "format")),
+        **docs.READ_ONLY,
     },
     responses=docs.answers(docs.SCHEMA, 400, 404, 415, 422),
 )

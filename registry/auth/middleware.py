@@ -46,6 +46,7 @@ from registry.api.deps import ENCODED_SLASH, subject_param
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, negotiate
 from registry.api.ui import is_ui_path
+from registry.audit.middleware import AUDIT_REFUSED
 from registry.auth import passwords, visibility
 from registry.auth.rules import ALL, Grants, Identity, Permission, Rules, parse_rules
 from registry.auth.throttle import Throttle, hash_gate
@@ -258,6 +259,8 @@ def need_of(method: str, segs: list[str]) -> Need:
         if method == "POST" and segs[-1] == "tags":  # a new version with tags (Confluent 8.x)
             return Need(SUBJECT, Permission.WRITE, 1)
         return Need(SUBJECT, Permission.READ, 1)
+    if root == "audit" and n >= 3 and segs[1] == "subjects":  # a subject's audit history
+        return Need(SUBJECT, Permission.READ, 2)
     if root == "compatibility" and n >= 3 and segs[1] == "subjects":
         return Need(SUBJECT, Permission.READ, 2)
     if root in ("config", "mode"):
@@ -578,7 +581,9 @@ async def send_error(
     accept: str | None,
     extra: list[tuple[bytes, bytes]] | None = None,
 ) -> None:
-    """A Confluent-shaped error with the headers the protocol middleware adds to others."""
+    """A Confluent-shaped error with the headers the protocol middleware adds to others.
+    Every refusal of this middleware goes through here: it is marked for the audit trail."""
+    scope.setdefault("state", {})[AUDIT_REFUSED] = True
     media = negotiate(accept) or PREFERRED
     body = orjson.dumps({"error_code": code, "message": message})
     request_id = next((v for k, v in scope["headers"] if k == b"x-request-id"), None)
