@@ -1,5 +1,6 @@
 // A subject: versions timeline, one version's schema (highlighted), id, GUID, references both
-// ways, metadata, rule set, tags, config and mode; and the diff of two versions.
+// ways, metadata, rule set, tags, config and mode, the history of changes from the audit trail;
+// and the diff of two versions.
 
 import { api, maybe, pool, enc } from "./api.js";
 import { esc, pretty, codeBlock } from "./highlight.js";
@@ -37,12 +38,14 @@ export async function subjectView(el, subject, version, query, stale) {
     el.innerHTML = `<h1>${esc(subject)}</h1><p class="error" role="alert">Version ${esc(version)} not found.</p>`;
     return;
   }
-  const [referencedBy, config, mode, ownConfig, ownMode] = await Promise.all([
+  const [referencedBy, config, mode, ownConfig, ownMode, history] = await Promise.all([
     maybe(`subjects/${enc(subject)}/versions/${number}/referencedby`, {}, []),
     maybe(`config/${enc(subject)}`, { query: { defaultToGlobal: "true" } }),
     maybe(`mode/${enc(subject)}`, { query: { defaultToGlobal: "true" } }),
     maybe(`config/${enc(subject)}`),
     maybe(`mode/${enc(subject)}`),
+    // the subject's changes from the audit file (404 when the server keeps none)
+    maybe(`audit/subjects/${enc(subject)}`, { query: { limit: 50 } }),
   ]);
   const users = (await pool(referencedBy || [], 4, (id) => maybe(`schemas/ids/${id}/versions`, {}, []))).flat();
   if (stale()) return;
@@ -89,7 +92,24 @@ export async function subjectView(el, subject, version, query, stale) {
       </div>
       <div class="card"><h2>Rule set</h2>${sv.ruleSet ? json(sv.ruleSet) : '<p class="muted">None.</p>'}</div>
     </aside>
-  </section>`;
+  </section>
+  ${history ? historyCard(history) : ""}`;
+}
+
+// what the audit trail recorded of the subject, newest first
+function historyCard(events) {
+  if (!events.length) return '<section class="card" data-history><h2>History</h2><p class="muted">No recorded changes.</p></section>';
+  const when = (t) => esc(String(t || "").replace("T", " ").replace(/\.\d+Z$/, " UTC"));
+  const what = (e) => esc(String(e.operation || "").replace(/^schema-registry\./, ""));
+  const result = (e) => e.outcome === "success" ? `<span class="badge">${e.status}</span>`
+    : `<span class="badge del">${esc(e.outcome)} ${e.status}${e.errorCode ? ` · ${e.errorCode}` : ""}</span>${e.message ? ` <span class="muted">${esc(e.message)}</span>` : ""}`;
+  return `<section class="card" data-history><h2>History</h2>
+  <div class="table-wrap"><table class="fields">
+    <thead><tr><th>Time</th><th>Who</th><th>Change</th><th>Version</th><th>Outcome</th></tr></thead>
+    <tbody>${events.map((e) => `<tr data-operation="${what(e)}" data-outcome="${esc(e.outcome)}">
+      <td>${when(e.time)}</td><td>${esc(e.principal || "")}</td><td><code>${what(e)}</code></td>
+      <td>${e.version ?? ""}${e.schemaId != null ? ` <span class="muted">id ${e.schemaId}</span>` : ""}</td><td>${result(e)}</td></tr>`).join("")}
+    </tbody></table></div></section>`;
 }
 
 // the verdict of registering version b's schema after version a at the subject's level
