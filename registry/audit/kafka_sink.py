@@ -3,7 +3,8 @@ application/cloudevents+json``), one record per event, keyed by the event's subj
 topic (Confluent's audit logs use ``confluent-audit-log-events``, the default here).
 
 Turned on by ``audit_kafka=kafka://host:9092[,host:9092]/?topic=NAME`` (other query parameters
-are librdkafka properties: SASL, TLS; ``replication.factor`` is used when the topic is created).
+are librdkafka properties: SASL, TLS; ``replication.factor`` is used when the topic is created,
+``confirm.timeout.ms`` bounds a fail-closed answer's wait for its acknowledgement, 10 s).
 The producer is idempotent (``acks=all``); one thread serves its delivery reports. An event
 counts as written once the broker acknowledged it, as dropped when delivery failed. In
 fail-closed mode a change's answer waits for the acknowledgement of its event
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -27,6 +29,8 @@ DEFAULT_TOPIC = "confluent-audit-log-events"
 CONTENT_TYPE = b"application/cloudevents+json; charset=UTF-8"
 #: seconds a fail-closed answer waits for the broker's acknowledgement of its event
 CONFIRM_TIMEOUT = 10.0
+#: seconds between probes of unreachable brokers
+PROBE_INTERVAL = 2.0
 
 
 def parse_audit_url(url: str) -> tuple[str, str, int | None, dict[str, str]]:
@@ -48,6 +52,16 @@ def parse_audit_url(url: str) -> tuple[str, str, int | None, dict[str, str]]:
     return parts.netloc, topic, rf, options
 
 
+def _confirm_timeout(options: dict[str, str]) -> float:
+    raw = options.pop("confirm.timeout.ms", None)
+    if raw is None:
+        return CONFIRM_TIMEOUT
+    try:
+        return int(raw) / 1000
+    except ValueError:
+        raise ValueError(f"confirm.timeout.ms={raw!r} is not an integer") from None
+
+
 class KafkaSink:
     name = "kafka"
 
@@ -66,10 +80,12 @@ class KafkaSink:
         self.client = dict(client or {})
         self.written = 0
         self.dropped = 0
+        #: seconds a fail-closed answer waits for the acknowledgement of its event
+        self.confirm_timeout = CONFIRM_TIMEOUT
         self._down = False
         self._pending: set[asyncio.Future[None]] = set()
         self._stop = threading.Event()
-        self._producer = Producer(
+        self._producer: Any = Producer(
             {
                 "bootstrap.servers": bootstrap,
                 "enable.idempotence": True,
@@ -90,12 +106,23 @@ class KafkaSink:
         if not settings.audit_kafka:
             return None
         bootstrap, topic, rf, client = parse_audit_url(settings.audit_kafka)
-        return cls(bootstrap, topic, rf, client)
+        confirm_timeout = _confirm_timeout(client)
+        sink = cls(bootstrap, topic, rf, client)
+        sink.confirm_timeout = confirm_timeout
+        return sink
 
-    def start(self, timeout: float = 10.0) -> None:
-        """Create the topic when it does not exist (one partition: events stay in order)."""
+    def start(self) -> None:
+        """Create the topic when it does not exist (one partition: events stay in order); the
+        sink is unhealthy while the brokers cannot be reached."""
         if self._created:
             return
+        try:
+            self._create_topic(self.confirm_timeout)
+        except Exception:
+            self._down = True
+            raise
+
+    def _create_topic(self, timeout: float) -> None:
         from confluent_kafka import KafkaError, KafkaException
         from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -119,8 +146,21 @@ class KafkaSink:
         log.warning("audit Kafka sink: %s", error)
 
     def _poll(self) -> None:
+        """Serve delivery reports; while the brokers are unreachable, probe them every
+        :data:`PROBE_INTERVAL` seconds, so a fail-closed registry, producing nothing while
+        the sink is down, notices when they are back."""
+        probed = 0.0
         while not self._stop.is_set():
             self._producer.poll(0.1)
+            if self._down and time.monotonic() - probed > PROBE_INTERVAL:
+                probed = time.monotonic()
+                try:
+                    self._producer.list_topics(self.topic, timeout=PROBE_INTERVAL)
+                    if not self._created:
+                        self._create_topic(PROBE_INTERVAL)
+                except Exception:  # KafkaException: still unreachable
+                    continue
+                self._down = False
 
     def write(self, line: bytes, event: dict[str, object]) -> None:
         key = event.get("subject")
@@ -140,6 +180,7 @@ class KafkaSink:
                 self._down = False
             else:
                 self.dropped += 1
+                self._down = True  # until a probe or a later delivery succeeds
                 log.error("audit event not delivered to %s: %s", self.topic, err)
             if future is not None and loop is not None:
                 loop.call_soon_threadsafe(_settle, future, err)
@@ -162,7 +203,7 @@ class KafkaSink:
         if not pending:
             return
         try:
-            await asyncio.wait_for(asyncio.gather(*pending), CONFIRM_TIMEOUT)
+            await asyncio.wait_for(asyncio.gather(*pending), self.confirm_timeout)
         except (TimeoutError, SinkError) as exc:
             raise SinkError(
                 f"audit Kafka topic {self.topic}: {exc or 'no acknowledgement'}"
@@ -175,11 +216,28 @@ class KafkaSink:
         return int(self._producer.flush(timeout))
 
     def close(self) -> None:
+        """Deliver what is queued (waiting at most ``confirm_timeout``), then let the producer
+        go (its handle is destroyed with the last reference)."""
         self._stop.set()
         self._poller.join(timeout=5)
-        left = self.flush()
+        left = self.flush(self.confirm_timeout)
         if left:
+            self.dropped += left
             log.error("audit Kafka sink closed with %d events undelivered", left)
+        self._producer = _Closed()
+
+
+class _Closed:
+    """A closed sink's producer: every call fails as an unavailable broker would."""
+
+    def produce(self, *args: Any, **kwargs: Any) -> None:
+        raise BufferError("the audit Kafka sink is closed")
+
+    def flush(self, timeout: float = 0) -> int:
+        return 0
+
+    def poll(self, timeout: float = 0) -> int:
+        return 0
 
 
 def _settle(future: asyncio.Future[None], err: Any) -> None:
