@@ -46,8 +46,8 @@ async def block(client: httpx.AsyncClient, start: int, size: int, scenario: str)
     for n in range(start, start + size):
         if scenario == "subject":
             body, subject = {"schema": schema(n)}, f"s-{n}"
-        else:  # a new version of one subject, one field more each time
-            body, subject = {"schema": schema(0, n + 1)}, "versions"
+        else:  # a new version of the block's subject, one field more each time
+            body, subject = {"schema": schema(0, n - start + 1)}, f"versions-{start}"
         answer = await client.post(f"/subjects/{subject}/versions", json=body, headers=CT)
         assert answer.status_code == 200, answer.text
     return (time.process_time() - began) / size
