@@ -70,8 +70,8 @@ async def main() -> None:
         targets[name] = (reg, client)
     cpu: dict[str, list[float]] = {name: [] for name in targets}
     try:
-        for name, (_, client) in targets.items():  # warm-up
-            await block(client, 10**6, 50, args.scenario if args.scenario == "subject" else "subject")
+        for _, client in targets.values():  # warm-up: new subjects (other names than measured)
+            await block(client, 10**6, 50, "subject")
         for b in range(args.blocks):
             order = list(targets) if b % 2 == 0 else list(reversed(targets))
             for name in order:
@@ -82,7 +82,8 @@ async def main() -> None:
             await client.aclose()
             reg.stop()
     off, on = statistics.median(cpu["off"]), statistics.median(cpu["audit-file"])
-    events = sum(1 for _ in open(tmp / "audit.jsonl", "rb"))
+    with open(tmp / "audit.jsonl", "rb") as audit_file:
+        events = sum(1 for _ in audit_file)
     print(
         f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}  scenario={args.scenario}  "
         f"blocks={args.blocks}x{args.block}  load average={os.getloadavg()[0]:.1f}"
