@@ -222,3 +222,42 @@ def test_audit_command_filters_the_file(
     code, _, err = run_cli("--file", str(path), "--since", "yesterday")
     assert code == 2 and "not a time" in err
     assert run_cli("--file", str(tmp_path / "none.jsonl"))[0] == 1
+
+
+def test_a_large_error_answer_is_passed_on_whole(tmp_path: Path) -> None:
+    """The middleware holds a failure's answer to read its error code: an answer larger than
+    it reads is still sent whole (and its event has no code)."""
+    import asyncio
+
+    from registry.audit.hub import Auditor
+    from registry.audit.middleware import MAX_ERROR_BODY, AuditMiddleware
+
+    body = orjson.dumps({"error_code": 42201, "message": "x" * (MAX_ERROR_BODY + 10)})
+    small = orjson.dumps({"error_code": 40401, "message": "Subject 's' not found."})
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        payload = body if scope["path"] == "/large" else small
+        await send({"type": "http.response.start", "status": 422, "headers": []})
+        for start in range(0, len(payload), 4096):
+            chunk = payload[start : start + 4096]
+            more = start + 4096 < len(payload)
+            await send({"type": "http.response.body", "body": chunk, "more_body": more})
+
+    path = tmp_path / "a.jsonl"
+    middleware = AuditMiddleware(app, Auditor([FileSink(str(path), 0, 0)], source="test"))
+    sent: list[bytes] = []
+
+    async def send(message: Any) -> None:
+        if message["type"] == "http.response.body":
+            sent.append(message.get("body", b""))
+
+    async def receive() -> Any:
+        return {"type": "http.request", "body": b""}
+
+    for name in ("/large", "/small"):
+        scope = {"type": "http", "method": "DELETE", "path": name, "headers": [], "state": {}}
+        scope["state"]["audit_refused"] = True  # audited whatever its route
+        asyncio.run(middleware(scope, receive, send))
+    assert sent == [body, small]
+    codes = [e["data"]["result"]["errorCode"] for e in select(str(path), EventFilter())]
+    assert codes == [None, 40401]

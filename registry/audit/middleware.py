@@ -223,16 +223,16 @@ class _Request:
                 await send(message)
                 return
             body = message.get("body", b"")
-            if size < MAX_ERROR_BODY:
-                chunks.append(body)
+            chunks.append(body)
             size += len(body)
             if message.get("more_body", False):
                 return
-            code, text = _error_of(b"".join(chunks))
+            whole = b"".join(chunks)
+            code, text = _error_of(whole) if size <= MAX_ERROR_BODY else (None, None)
             await self.emit(held["status"], code, text)
             mode = "pass"
             await send(held)
-            await send({"type": "http.response.body", "body": b"".join(chunks)})
+            await send({"type": "http.response.body", "body": whole})
 
         return audited
 
