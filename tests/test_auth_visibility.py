@@ -402,6 +402,7 @@ COVERED = {
     "/associations/subjects/{subject}": "associations listing",
     "/associations/resources/{resource_id}": "associations listing",
     "/associations/resources/{namespace}/{name}": "associations listing",
+    "/audit/subjects/{subject}": "test_audit_routes history of a subject it may not read",
 }
 
 
