@@ -261,3 +261,21 @@ def test_a_large_error_answer_is_passed_on_whole(tmp_path: Path) -> None:
     assert sent == [body, small]
     codes = [e["data"]["result"]["errorCode"] for e in select(str(path), EventFilter())]
     assert codes == [None, 40401]
+
+
+def test_a_request_refused_before_routing_is_named_by_its_route(
+    tmp_path: Path, make_client: Any
+) -> None:
+    """The schema limits answer before FastAPI routes: the event still names the operation,
+    subject and context (and a look-up refused there, a read, has none)."""
+    path = tmp_path / "a.jsonl"
+    client = make_client(audit_file=str(path), max_schema_bytes=100)
+    big = {"schema": '"' + "x" * 200 + '"'}
+    assert client.post("/contexts/.c1/subjects/a%2Fb/versions", json=big).status_code == 422
+    assert client.post("/subjects/a", json=big).status_code == 422  # a look-up
+    [event] = select(str(path), EventFilter())
+    data = event["data"]
+    assert data["methodName"] == "schema-registry.subjects.register"
+    assert data["request"]["path"] == "/contexts/.c1/subjects/a%2Fb/versions"
+    assert (data["request"]["subject"], data["request"]["context"]) == (":.c1:a/b", ".c1")
+    assert data["result"]["errorCode"] == 42209

@@ -66,6 +66,14 @@ class AuditMiddleware:
     def __init__(self, app: Any, auditor: Auditor) -> None:
         self.app = app
         self.auditor = auditor
+        self._routes: list[Any] | None = None
+
+    def routes(self, application: Any) -> list[Any]:
+        """The application's routes, those of included routers in their place (FastAPI keeps
+        an included router as one entry that matches without naming the route)."""
+        if self._routes is None:
+            self._routes = list(_flat(application.router.routes))
+        return self._routes
 
     async def __call__(self, scope: Scope, receive: Any, send: Send) -> None:
         if scope["type"] != "http":
@@ -160,7 +168,7 @@ class _Request:
             rewrite_paths(view)
         except errors.RegistryError:
             return
-        for candidate in app.router.routes:
+        for candidate in self.m.routes(app):
             match, child = candidate.matches(view)
             if match == Match.FULL:
                 self._route = candidate
@@ -250,9 +258,11 @@ class _Request:
             elif name == b"user-agent":
                 user_agent = value.decode("latin-1")[:200]
         client = scope.get("client")
+        path, raw_path, _ = self.original
         happened = Happened(
             method=self.method,
-            path=self.original[0],
+            # as sent: an encoded slash in a subject stays encoded
+            path=raw_path.decode("latin-1") if raw_path else path,
             request_id=request_id,
             client_address=client[0] if client else None,
             user_agent=user_agent,
@@ -279,6 +289,15 @@ class _Request:
         )
         await self.emit(503, 50301, message)
         await _send_error(send, 503, 50301, message)
+
+
+def _flat(routes: Any) -> Any:
+    for route in routes:
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            yield from _flat(included.routes)
+        else:
+            yield route
 
 
 def _decoded(params: dict[str, Any]) -> dict[str, Any]:
