@@ -368,8 +368,14 @@ def test_bearer_principal_and_the_subject_history(audited: tuple[Audited, TestCl
     ]
     assert history[1]["principal"] == "alice" and history[1]["version"] == 1
     assert client.get("/audit/subjects/hist", headers={}).status_code == 401
+    # the refused read is in the subject's history too
+    limited = client.get("/audit/subjects/hist", headers=basic("limited")).json()
+    assert (limited[0]["operation"], limited[0]["outcome"]) == (
+        "schema-registry.audit_history.history",
+        "denied",
+    )
+    assert limited[1:] == history
     # a subject the caller may not read has no history, as one that does not exist
-    assert client.get("/audit/subjects/hist", headers=basic("limited")).json() == history
     env.send(client, "POST", "/subjects/hidden/versions", {"schema": '"int"'}, basic("admin"))
     assert client.get("/audit/subjects/hidden", headers=basic("admin")).json() != []
     hidden = client.get("/audit/subjects/hidden", headers=basic("limited"))
