@@ -23,6 +23,7 @@ from registry.api import (
     contexts,
     dek_registry,
     docs,
+    exporters,
     metadata_deployment,
     mode,
     schemas,
@@ -36,6 +37,7 @@ from registry.api.metrics import new_request_id
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, SRResponse, negotiate
 from registry.core import Registry
+from registry.exporters.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +62,7 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if manage_lifecycle:
             registry.start()
+            engine.start()
         try:
             # the first run_in_threadpool imports anyio's asyncio backend (0.04-0.3 s): do it
             # before the server accepts connections, not on the event loop under the first requests
@@ -67,6 +70,7 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
             yield
         finally:
             if manage_lifecycle:
+                engine.stop()
                 registry.stop()
 
     app = FastAPI(
@@ -81,10 +85,14 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
         openapi_url="/openapi.json",
     )
     app.state.registry = registry
+    #: runs the exporters where the leader runs (started with the registry's lifecycle)
+    engine = Engine(registry)
+    app.state.exporter_engine = engine
     # the deserializers' hot route (/schemas/ids) is matched first
     for module in (schemas, subjects, compatibility, config, mode, contexts, server):
         app.include_router(module.router)
     app.include_router(dek_registry.router)
+    app.include_router(exporters.router)
     for module in (associations, tags, metadata_deployment):  # Confluent 8.x additions
         app.include_router(module.router)
     if registry.settings.ui:
