@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import CONTENT_TYPE, LiveServer, free_port
+from tests.conftest import CONTENT_TYPE, LiveServer
 
 SECRET_ENV = {"SCHEMA_REGISTRY_EXPORTER_SECRET": "test passphrase"}
 
@@ -243,7 +247,13 @@ def test_export_copies_versions_ids_references_configs_modes_and_deletes(
     status = eventually(
         lambda: (s := src.ok("GET", "/exporters/main/status"))["state"] == "RUNNING" and s
     )
-    assert status["offset"] > 0 and status["trace"] is None
+    assert status["offset"] > 0 and status.get("trace") is None
+    metrics = src.http.get("/metrics").text
+    assert 'schema_registry_exporter_state{exporter="main",state="RUNNING"} 1.0' in metrics
+    assert 'schema_registry_exporter_state{exporter="main",state="ERROR"} 0.0' in metrics
+    exported = re.search(r'exporter_records_exported_total\{exporter="main"\} (\S+)', metrics)
+    assert exported is not None and float(exported.group(1)) >= 7  # versions, deletes, config
+    assert 'schema_registry_exporter_lag_records{exporter="main"}' in metrics
     src.ok("PUT", "/exporters/main/pause")
     src.ok("DELETE", "/exporters/main")
 
@@ -283,27 +293,85 @@ def test_pause_resume_reset_and_rename(src: Api, dst: Api) -> None:
     src.ok("DELETE", "/exporters/pr")
 
 
-def test_destination_down_is_an_error_until_it_answers(tmp_path: Path, src: Api) -> None:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    src.ok("POST", "/subjects/down-one/versions", {"schema": _avro("Down")})
-    src.ok("POST", "/exporters", _exporter("down", url, subjects=["down-*"], contextType="NONE"))
-    status = eventually(
-        lambda: (s := src.ok("GET", "/exporters/down/status"))["state"] == "ERROR" and s
-    )
-    assert f"127.0.0.1:{port}" in status["trace"]
-    late = LiveServer(f"sqlite:///{tmp_path / 'late.db'}", tmp_path)
-    late.port, late.url = port, url
-    late.start()
+class Gate:
+    """A TCP relay on a free port to ``target``: while closed it hangs up on every connection
+    (the destination is down), while open it relays."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.open = False
+        self.relayed: list[socket.socket] = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            if not self.open:
+                conn.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            self.relayed += [conn, upstream]
+            for a, b in ((conn, upstream), (upstream, conn)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a: socket.socket, b: socket.socket) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def shut(self) -> None:
+        """Down: hang up on new connections and cut the relayed ones."""
+        self.open = False
+        for each in self.relayed:
+            with contextlib.suppress(OSError):
+                each.shutdown(socket.SHUT_RDWR)
+        self.relayed = []
+
+    def close(self) -> None:
+        self.shut()
+        self.listener.close()
+
+
+def test_destination_down_is_an_error_until_it_answers(
+    servers: tuple[LiveServer, LiveServer], src: Api, dst: Api
+) -> None:
+    gate = Gate(servers[1].port)
     try:
-        # resume retries at once (the back-off would too, later)
-        src.ok("PUT", "/exporters/down/resume")
-        eventually(lambda: Api(url).ok("GET", "/subjects/down-one/versions") == [1])
+        src.ok("POST", "/subjects/down-one/versions", {"schema": _avro("Down")})
+        body = _exporter("down", gate.url, subjects=["down-*"], contextType="CUSTOM")
+        src.ok("POST", "/exporters", {**body, "context": "down"})
+        status = eventually(
+            lambda: (s := src.ok("GET", "/exporters/down/status"))["state"] == "ERROR" and s
+        )
+        assert gate.url.removeprefix("http://") in status["trace"]
+        # the destination comes back: the back-off retry (1 s, then 2 s) gets through alone
+        gate.open = True
+        eventually(lambda: dst.ok("GET", "/subjects/:.down:down-one/versions") == [1])
         eventually(lambda: _state(src, "down") == "RUNNING")
-        assert src.ok("GET", "/exporters/down/status")["trace"] is None
+        assert src.ok("GET", "/exporters/down/status").get("trace") is None
+        # down again: ERROR; resume (allowed from ERROR) goes on from where it stopped
+        gate.shut()
+        src.ok("POST", "/subjects/down-two/versions", {"schema": _avro("DownTwo")})
+        eventually(lambda: _state(src, "down") == "ERROR")
+        gate.open = True
+        assert src.ok("PUT", "/exporters/down/resume") == {"name": "down"}
+        eventually(lambda: dst.ok("GET", "/subjects/:.down:down-two/versions") == [1])
+        assert dst.ok("GET", "/subjects/:.down:down-one/versions") == [1]
         src.ok("DELETE", "/exporters/down")
     finally:
-        late.stop()
+        gate.close()
 
 
 def test_restart_resumes_from_the_stored_offset(
@@ -320,6 +388,7 @@ def test_restart_resumes_from_the_stored_offset(
     source = servers[0]
     source.stop()
     source.start()
+    src = Api(source.url)  # new connections to the new process
     assert src.ok("GET", "/exporters/rs/status")["offset"] >= offset
     src.ok(
         "POST",
@@ -331,3 +400,63 @@ def test_restart_resumes_from_the_stored_offset(
     dst_ids = [dst.ok("GET", f"/subjects/:.rs:rs-a/versions/{v}")["id"] for v in (1, 2)]
     assert src_ids == dst_ids
     src.ok("DELETE", "/exporters/rs")
+
+
+# ---- the CLI ------------------------------------------------------------------------------
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    from registry.cli import main
+
+    capsys.readouterr()
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_cli_exporter_commands_and_compare(
+    capsys: pytest.CaptureFixture[str], src: Api, dst: Api
+) -> None:
+    on = ("--url", src.url, "--format", "json")
+    src.ok("POST", "/subjects/cmp-a/versions", {"schema": _avro("CmpA")})
+    src.ok("PUT", "/config/cmp-a", {"compatibility": "NONE"})
+    src.ok("POST", "/subjects/cmp-a/versions", {"schema": _avro("CmpA2")})
+    code, out = _cli(
+        capsys,
+        "exporter",
+        "create",
+        "cmp",
+        "--config",
+        f"schema.registry.url={dst.url}",
+        "--subjects",
+        "cmp-*",
+        "--context-type",
+        "custom",
+        "--context-name",
+        "cmp",
+        *on,
+    )
+    assert (code, json.loads(out)) == (0, {"name": "cmp"})
+    assert "cmp" in json.loads(_cli(capsys, "exporter", "list", *on)[1])
+    described = json.loads(_cli(capsys, "exporter", "describe", "cmp", *on)[1])
+    assert described["context"] == "cmp" and described["subjects"] == ["cmp-*"]
+    eventually(lambda: dst.ok("GET", "/subjects/:.cmp:cmp-a/versions") == [1, 2])
+    eventually(lambda: dst.ok("GET", "/config/:.cmp:cmp-a")["compatibilityLevel"] == "NONE")
+    status = json.loads(_cli(capsys, "exporter", "status", "cmp", *on)[1])
+    assert status["state"] == "RUNNING"
+    compare = ("compare", "--url", src.url, "--to-url", dst.url, "--subjects", "cmp-*")
+    # the copies are in IMPORT mode until the cutover: a difference unless modes are left out
+    code, out = _cli(capsys, *compare, "--to-context", ".cmp")
+    assert code == 1 and "cmp-a: mode" in out
+    code, out = _cli(capsys, *compare, "--to-context", ".cmp", "--ignore-modes")
+    assert code == 0 and "1 subjects, 2 versions compared: identical" in out, out
+    assert _cli(capsys, "exporter", "pause", "cmp", *on)[0] == 0
+    src.ok("POST", "/subjects/cmp-a/versions", {"schema": _avro("CmpA3")})
+    code, out = _cli(capsys, *compare, "--to-context", ".cmp", "--ignore-modes")
+    assert code == 1 and "cmp-a version 3: only in the first registry" in out, out
+    assert _cli(capsys, "exporter", "update", "cmp", "--subjects", "cmp-*,x", *on)[0] == 0
+    assert _cli(capsys, "exporter", "reset", "cmp", *on)[0] == 0
+    assert _cli(capsys, "exporter", "resume", "cmp", *on)[0] == 0
+    eventually(lambda: dst.ok("GET", "/subjects/:.cmp:cmp-a/versions") == [1, 2, 3])
+    assert _cli(capsys, "exporter", "delete", "cmp", *on)[0] == 0
+    code = _cli(capsys, "exporter", "describe", "cmp", "--url", src.url)[0]
+    assert code == 2

@@ -63,7 +63,7 @@ async def list_exporters(request: Request) -> Response:
 
 
 @router.post(
-    "", openapi_extra=docs.body("ExporterRequest"), responses=docs.answers(NAME, 400, 409, 415)
+    "", openapi_extra=docs.body("ExporterRequest"), responses=docs.answers(NAME, 400, 409, 415, 422)
 )
 async def create(request: Request) -> Response:
     body = _object(await json_body(request))
@@ -78,7 +78,7 @@ async def describe(request: Request, name: str) -> Response:
 @router.put(
     "/{name}",
     openapi_extra=docs.body("ExporterRequest"),
-    responses=docs.answers(NAME, 400, 404, 409, 415),
+    responses=docs.answers(NAME, 400, 404, 409, 415, 422),
 )
 async def update(request: Request, name: str) -> Response:
     body = _object(await json_body(request))
@@ -100,7 +100,7 @@ async def get_config(request: Request, name: str) -> Response:
 @router.put(
     "/{name}/config",
     openapi_extra=docs.body("ExporterConfig"),
-    responses=docs.answers(NAME, 400, 404, 409, 415),
+    responses=docs.answers(NAME, 400, 404, 409, 415, 422),
 )
 async def update_config(request: Request, name: str) -> Response:
     body = await json_body(request)

@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from registry.cli_tools import output, plan
+from registry.cli_tools import exporter_commands, output, plan
 from registry.cli_tools.check import (
     DEFAULT_LEVEL,
     Workspace,
@@ -36,7 +36,17 @@ from registry.cli_tools.remote import (
 from registry.cli_tools.schemafiles import SUFFIXES, SchemaSpec, schema_type_of, subject_for
 from registry.compatibility import parse_level
 
-COMMANDS = ("check", "validate", "register", "download", "config", "plan", "apply")
+COMMANDS = (
+    "check",
+    "validate",
+    "register",
+    "download",
+    "config",
+    "plan",
+    "apply",
+    "exporter",
+    "compare",
+)
 
 
 def add_commands(commands: Any) -> None:
@@ -106,6 +116,8 @@ def add_commands(commands: Any) -> None:
         _connection(cmd)
         cmd.add_argument("--format", choices=("text", "json"), default="text")
 
+    exporter_commands.add_exporter_command(commands, _connection)
+
 
 def run(args: argparse.Namespace) -> int:
     handler = {
@@ -116,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
         "config": _config,
         "plan": _plan,
         "apply": _apply,
+        "exporter": _exporter,
+        "compare": _compare,
     }[args.command]
     try:
         return handler(args)
@@ -254,6 +268,19 @@ def _levels(values: list[str]) -> tuple[str, dict[str, str]]:
 
 
 # ---- handlers -----------------------------------------------------------------------------------
+
+
+def _exporter(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        return exporter_commands.run_exporter(args, client)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    other = argparse.Namespace(
+        **{**vars(args), "url": args.to_url, "user": args.to_user, "token": args.to_token}
+    )
+    with _client(args) as left, _client(other) as right:
+        return exporter_commands.run_compare(args, left, right)
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -48,14 +48,21 @@ def list_exporters(registry: Registry) -> list[str]:
 
 def describe(registry: Registry, name: str) -> dict[str, Any]:
     exporter = _definition(registry, name)
-    return {
-        "name": exporter.name,
-        "contextType": exporter.context_type,
-        "context": exporter.context if exporter.context_type == "CUSTOM" else None,
-        "subjects": list(exporter.subjects),
-        "subjectRenameFormat": exporter.subject_rename_format,
-        "config": secrets.masked(exporter.config),
-    }
+    return _present(
+        {
+            "name": exporter.name,
+            "contextType": exporter.context_type,
+            "context": exporter.context if exporter.context_type == "CUSTOM" else None,
+            "subjects": list(exporter.subjects),
+            "subjectRenameFormat": exporter.subject_rename_format,
+            "config": secrets.masked(exporter.config),
+        }
+    )
+
+
+def _present(body: dict[str, Any]) -> dict[str, Any]:
+    """Fields without a value are left out, as Confluent's JSON leaves out nulls."""
+    return {k: v for k, v in body.items() if v is not None}
 
 
 def get_config(registry: Registry, name: str) -> dict[str, str]:
@@ -65,13 +72,15 @@ def get_config(registry: Registry, name: str) -> dict[str, str]:
 def status(registry: Registry, name: str) -> dict[str, Any]:
     _definition(registry, name)
     progress = _progress(registry, name)
-    return {
-        "name": name,
-        "state": progress.state,
-        "offset": progress.offset,
-        "ts": progress.ts,
-        "trace": progress.trace or None,
-    }
+    return _present(
+        {
+            "name": name,
+            "state": progress.state,
+            "offset": progress.offset,
+            "ts": progress.ts,
+            "trace": progress.trace or None,
+        }
+    )
 
 
 # ---- changes -----------------------------------------------------------------------------
