@@ -26,6 +26,7 @@ import logging
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 BATCH = 500
+PARALLEL = 8
 IDLE_WAIT = 0.05
 CONTROL_INTERVAL = 0.5
 MAX_BACKOFF = 60.0
@@ -104,6 +106,8 @@ class Worker:
         self._position = -1
         self._exported = 0
         self._backoff = 0.0
+        #: destination requests of different subjects in flight at once
+        self._pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix=f"exporter-{name}")
 
     def start(self) -> None:
         self._thread.start()
@@ -125,6 +129,7 @@ class Worker:
         except Exception:
             log.exception("exporter %s stopped", self.name)
         finally:
+            self._pool.shutdown(wait=True)
             self._cursor.close()
             if self._destination is not None:
                 self._destination.close()
@@ -152,14 +157,11 @@ class Worker:
             self._stop.wait(IDLE_WAIT)
             return True
         cluster = self.registry.store.cluster_id()
-        sent = 0
-        for record in batch:
-            try:
-                sent += self._export(actions.for_record(exporter, record, cluster))
-            except DestinationError as exc:
-                self._failed(str(exc), sent)
-                return True
-            self._position = record.offset
+        planned = [(r, actions.for_record(exporter, r, cluster)) for r in batch]
+        sent, failure = self._export_batch(planned)
+        if failure is not None:
+            self._failed(failure, sent)
+            return True
         self._exported += sent
         self.stats.exported += sent
         self._backoff = 0.0
@@ -176,6 +178,71 @@ class Worker:
         if self._destination is not None:
             self._destination.close()
             self._destination = None
+
+    def _export_batch(
+        self, planned: list[tuple[Record, list[actions.Request]]]
+    ) -> tuple[int, str | None]:
+        """Send a batch's requests: runs of records without references in parallel, one
+        destination subject per task (each subject's records stay in log order); a version
+        with references only once everything before it is done (its references may be among
+        them). Moves ``_position`` to the last record before the first one not fully sent;
+        returns how many records were sent and the first failure."""
+        sent = 0
+        run: list[int] = []
+        done: set[int] = set()
+        failure: str | None = None
+        for i, (_record, requests) in enumerate(planned):
+            if any(
+                r.body and isinstance(r.body, dict) and r.body.get("references") for r in requests
+            ):
+                failure = self._run_parallel(planned, run, done)
+                run = []
+                if failure is None:
+                    try:
+                        self._export(requests)
+                        done.add(i)
+                    except DestinationError as exc:
+                        failure = str(exc)
+                if failure is not None:
+                    break
+            else:
+                run.append(i)
+        if failure is None:
+            failure = self._run_parallel(planned, run, done)
+        sent += sum(1 for i in done if planned[i][1])
+        for i, (record, _requests) in enumerate(planned):
+            if i not in done:
+                break
+            self._position = record.offset
+        return sent, failure
+
+    def _run_parallel(
+        self, planned: list[tuple[Record, list[actions.Request]]], run: list[int], done: set[int]
+    ) -> str | None:
+        by_subject: dict[str, list[int]] = {}
+        for i in run:
+            requests = planned[i][1]
+            if not requests:
+                done.add(i)
+                continue
+            by_subject.setdefault(requests[0].path.split("?")[0].split("/")[2], []).append(i)
+        failures: list[tuple[int, str]] = []
+
+        def one_subject(indexes: list[int]) -> None:
+            for i in indexes:
+                try:
+                    self._export(planned[i][1])
+                except DestinationError as exc:
+                    failures.append((i, str(exc)))
+                    return
+                done.add(i)
+
+        if len(by_subject) <= 1:
+            for indexes in by_subject.values():
+                one_subject(indexes)
+        else:
+            list(self._pool.map(one_subject, by_subject.values()))
+        return min(failures)[1] if failures else None
 
     def _export(self, requests: list[actions.Request]) -> int:
         assert self._destination is not None
