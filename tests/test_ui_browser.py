@@ -409,6 +409,7 @@ JSON_V2 = {
 def test_overview_shows_each_exporter_its_state_lag_and_last_error(
     server: LiveServer, page: Page
 ) -> None:
+    register(server.url, "ui-exported-value", record([{"name": "e", "type": "int"}]))
     dead = f"http://127.0.0.1:{free_port()}"  # nothing listens: the exporter is in ERROR
     body = {"name": "ui-dr", "contextType": "NONE", "config": {"schema.registry.url": dead}}
     created = httpx.post(f"{server.url}/exporters", json=body, headers=HEADERS, timeout=20)
