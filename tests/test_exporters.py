@@ -460,3 +460,37 @@ def test_cli_exporter_commands_and_compare(
     assert _cli(capsys, "exporter", "delete", "cmp", *on)[0] == 0
     code = _cli(capsys, "exporter", "describe", "cmp", "--url", src.url)[0]
     assert code == 2
+
+
+def test_exporters_in_the_project_file_plan_and_apply(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, src: Api, dst: Api, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("PLAN_TOKEN", "pl4n-t0ken")
+    project = tmp_path / "schema-registry.yaml"
+
+    def write(subjects: list[str]) -> None:
+        exporter = {
+            "name": "planned",
+            "contextType": "CUSTOM",
+            "context": "planned",
+            "subjects": subjects,
+            "config": {"schema.registry.url": dst.url, "bearer.auth.token": "${PLAN_TOKEN}"},
+        }
+        project.write_text(json.dumps({"exporters": [exporter]}))  # JSON is YAML
+
+    write(["pl-*"])
+    code, out = _cli(capsys, "plan", str(project), "--url", src.url)
+    assert code == 0 and "create-exporter" in out and "1 change(s)" in out, out
+    code, out = _cli(capsys, "apply", str(project), "--url", src.url)
+    assert code == 0 and "created exporter planned" in out, out
+    assert src.ok("GET", "/exporters/planned/config")["bearer.auth.token"] == "[hidden]"
+    code, out = _cli(capsys, "plan", str(project), "--url", src.url)
+    assert "0 change(s)" in out, out
+    write(["pl-*", "more-*"])
+    code, out = _cli(capsys, "plan", str(project), "--url", src.url)
+    assert "update-exporter" in out and "subjects" in out, out
+    code, out = _cli(capsys, "apply", str(project), "--url", src.url)
+    assert code == 0 and "updated exporter planned" in out, out
+    assert src.ok("GET", "/exporters/planned")["subjects"] == ["pl-*", "more-*"]
+    assert _state(src, "planned") != "PAUSED"  # paused for the change, then resumed
+    src.ok("DELETE", "/exporters/planned")

@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from registry.cli_tools import exporter_commands, output, plan
+from registry.cli_tools import exporter_commands, output, plan, plan_exporters
 from registry.cli_tools.check import (
     DEFAULT_LEVEL,
     Workspace,
@@ -375,8 +375,11 @@ def _config(args: argparse.Namespace) -> int:
 def _plan(args: argparse.Namespace) -> int:
     specs = load_project(args.project)
     ws = Workspace([], declared_references(specs))
+    exporters = plan_exporters.load_exporters(args.project)
     with _client(args) as client:
         actions = plan.make_plan(specs, ws, client)
+        for kind, text in plan_exporters.plan_lines(exporters, client):
+            actions.append(plan.Action(text.split(":")[0], args.project, kind, text))
         plan.write(actions, args.format, sys.stdout)
     return plan.exit_code(actions)
 
@@ -384,5 +387,10 @@ def _plan(args: argparse.Namespace) -> int:
 def _apply(args: argparse.Namespace) -> int:
     specs = load_project(args.project)
     ws = Workspace([], declared_references(specs))
+    exporters = plan_exporters.load_exporters(args.project)
     with _client(args) as client:
-        return plan.apply(specs, ws, client, sys.stdout)
+        code = plan.apply(specs, ws, client, sys.stdout)
+        if code == EXIT_OK and exporters:
+            changed = plan_exporters.apply_exporters(exporters, client, sys.stdout)
+            print(f"{changed} exporter change(s) applied")
+        return code
