@@ -144,8 +144,12 @@ class Worker:
         if progress.generation != self._generation:
             self._restart(progress)
             if progress.state != PAUSED:
-                config = secrets.opened(exporter.config, self.registry.settings.exporter_secret)
-                self._destination = Destination(config)
+                try:
+                    config = secrets.opened(exporter.config, self.registry.settings.exporter_secret)
+                    self._destination = Destination(config)
+                except (ValueError, OSError) as exc:  # another secret; unreadable TLS files
+                    self._failed(f"cannot set up the destination client: {exc}", 0)
+                    return True
         if progress.state == PAUSED or self._destination is None:
             self._stop.wait(0.2)
             return True
