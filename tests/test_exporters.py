@@ -494,3 +494,32 @@ def test_exporters_in_the_project_file_plan_and_apply(
     assert src.ok("GET", "/exporters/planned")["subjects"] == ["pl-*", "more-*"]
     assert _state(src, "planned") != "PAUSED"  # paused for the change, then resumed
     src.ok("DELETE", "/exporters/planned")
+
+
+def test_credentials_reach_a_destination_that_requires_them(tmp_path: Path, src: Api) -> None:
+    from tests.production_helpers import Server, write_users
+
+    users = tmp_path / "users"
+    write_users(users, {"exporter": "s3cret-pw"})
+    guarded = Server(tmp_path, {"SCHEMA_REGISTRY_AUTH_USERS_FILE": str(users)})
+    guarded.start()
+    try:
+        src.ok("POST", "/subjects/auth-one/versions", {"schema": _avro("AuthOne")})
+        body = _exporter("guarded", guarded.url, subjects=["auth-*"], contextType="NONE")
+        src.ok(
+            "POST",
+            "/exporters",
+            {**body, "config": {**body["config"], "basic.auth.user.info": "exporter:wrong"}},
+        )
+        status = eventually(
+            lambda: (s := src.ok("GET", "/exporters/guarded/status"))["state"] == "ERROR" and s
+        )
+        assert "401" in status["trace"] and "wrong" not in status["trace"]
+        src.ok("PUT", "/exporters/guarded/pause")
+        src.ok("PUT", "/exporters/guarded/config", {"basic.auth.user.info": "exporter:s3cret-pw"})
+        src.ok("PUT", "/exporters/guarded/resume")
+        reader = httpx.Client(base_url=guarded.url, auth=("exporter", "s3cret-pw"), timeout=30)
+        eventually(lambda: reader.get("/subjects/auth-one/versions").json() == [1])
+        src.ok("DELETE", "/exporters/guarded")
+    finally:
+        guarded.stop()
