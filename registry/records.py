@@ -29,8 +29,7 @@ EXPORTER_STATE = "EXPORTER_STATE"
 EXPORTER_LEASE = "EXPORTER_LEASE"
 EXPORTER_KEY_TYPES = frozenset({EXPORTER, EXPORTER_STATE, EXPORTER_LEASE})
 KEY_TYPES = frozenset(
-    {SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT, ASSOC}
-    | EXPORTER_KEY_TYPES
+    {SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT, ASSOC} | EXPORTER_KEY_TYPES
 )
 #: the fields of an ASSOC key between ``tenant`` and ``subject``, in Confluent's order
 ASSOC_FIELDS = ("resourceName", "resourceNamespace", "resourceType", "associationType")

@@ -383,9 +383,7 @@ class State(Journaled):
     ) -> None:
         self.encryption_keys.apply(key, value, record)
 
-    def _apply_exporter(
-        self, key: RecordKey, value: dict[str, Any] | None, record: Record
-    ) -> None:
+    def _apply_exporter(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         self.exporters.apply(key, value, record)
 
     def _apply_assoc(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
