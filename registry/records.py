@@ -21,7 +21,16 @@ DELETE_SUBJECT = "DELETE_SUBJECT"
 CLEAR_SUBJECT = "CLEAR_SUBJECT"
 CONTEXT = "CONTEXT"
 ASSOC = "ASSOC"
-KEY_TYPES = frozenset({SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT, ASSOC})
+#: schema exporters (``registry.exporters``): an exporter's definition, its progress (state
+#: and offset), and the lease that lets one instance at a time run exporters on a SQL store.
+#: Keys carry the exporter's ``name`` (kept in :attr:`RecordKey.subject`)
+EXPORTER = "EXPORTER"
+EXPORTER_STATE = "EXPORTER_STATE"
+EXPORTER_LEASE = "EXPORTER_LEASE"
+EXPORTER_KEY_TYPES = frozenset({EXPORTER, EXPORTER_STATE, EXPORTER_LEASE})
+KEY_TYPES = frozenset(
+    {SCHEMA, CONFIG, MODE, NOOP, DELETE_SUBJECT, CLEAR_SUBJECT, CONTEXT, ASSOC} | EXPORTER_KEY_TYPES
+)
 #: the fields of an ASSOC key between ``tenant`` and ``subject``, in Confluent's order
 ASSOC_FIELDS = ("resourceName", "resourceNamespace", "resourceType", "associationType")
 #: DEK registry records (Confluent's ``_dek_registry_keys`` format: keys carry ``type``, not
@@ -104,6 +113,11 @@ def association_key(resource: tuple[str, str, str, str], subject: str) -> Record
 NOOP_KEY = RecordKey(NOOP)
 
 
+def exporter_key(keytype: str, name: str) -> RecordKey:
+    """An EXPORTER, EXPORTER_STATE or EXPORTER_LEASE key (the lease's name is ``""``)."""
+    return RecordKey(keytype, name)
+
+
 def encode_key(key: RecordKey) -> bytes:
     """Confluent's exact key bytes (field order matters for compaction)."""
     subject = _json_str(key.subject) if key.subject is not None else None
@@ -124,6 +138,8 @@ def encode_key(key: RecordKey) -> bytes:
         return (
             f'{{"keytype":"ASSOC","tenant":"default",{fields}"subject":{subject},"magic":0}}'
         ).encode()
+    if key.keytype in EXPORTER_KEY_TYPES:
+        return f'{{"keytype":"{key.keytype}","name":{subject or _json_str("")},"magic":0}}'.encode()
     if subject is None:
         return f'{{"keytype":"{key.keytype}","magic":0}}'.encode()
     return f'{{"keytype":"{key.keytype}","subject":{subject},"magic":0}}'.encode()
@@ -155,6 +171,11 @@ def decode_key(raw: bytes) -> RecordKey:
         if not isinstance(context, str):
             raise RecordFormatError("CONTEXT key needs a context")
         return RecordKey(CONTEXT, context=context, raw=bytes(raw))
+    if keytype in EXPORTER_KEY_TYPES:
+        name = data.get("name")
+        if not isinstance(name, str):
+            raise RecordFormatError(f"{keytype} key needs a name")
+        return RecordKey(keytype, name, raw=bytes(raw))
     subject = data.get("subject")
     if subject is not None and not isinstance(subject, str):
         raise RecordFormatError(f"{keytype} key subject is not a string")

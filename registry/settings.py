@@ -153,6 +153,16 @@ class Settings:
     #: seconds SIGTERM waits for open connections before closing them (idle TLS keep-alive
     #: connections otherwise hold the shutdown until the client goes away)
     shutdown_timeout: float = 30.0
+    # ---- schema exporters (registry/exporters) ----
+    #: run the exporters defined here (on the leader only); off: they are kept, not run
+    exporters: bool = True
+    #: passphrase from which the key encrypting exporter credentials at rest is derived
+    #: (HKDF-SHA256 to an AES-256-GCM key); empty: exporters may not carry credentials
+    exporter_secret: str = ""
+    #: most exporters a registry holds (409, error_code 40964 above)
+    exporters_max: int = 50
+    #: seconds an SQL store's exporter lease lasts (renewed at a third of it)
+    exporter_lease_seconds: float = 30.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:

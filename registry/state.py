@@ -16,6 +16,7 @@ from typing import Any
 
 from registry import records
 from registry.dek_records import KeyIndex
+from registry.exporters.index import ExporterIndex
 from registry.identity import schema_hash
 from registry.journal import Journal, Journaled
 from registry.records import Record, RecordFormatError, RecordKey
@@ -184,6 +185,8 @@ class State(Journaled):
         self.skipped = 0
         #: KEKs and DEKs of the DEK registry (``registry.dek_records``)
         self.encryption_keys = KeyIndex(journal=journal)
+        #: schema exporters, their progress and lease (``registry.exporters``)
+        self.exporters = ExporterIndex(journal=journal)
         #: a sequence lock for readers caching answers (``registry.api.fast_reads``): odd while
         #: a record is applied or a batch rolled back, and different after any change. Never
         #: journaled (:meth:`_bump`): a rollback must not bring an old value back
@@ -380,6 +383,9 @@ class State(Journaled):
     ) -> None:
         self.encryption_keys.apply(key, value, record)
 
+    def _apply_exporter(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
+        self.exporters.apply(key, value, record)
+
     def _apply_assoc(self, key: RecordKey, value: dict[str, Any] | None, record: Record) -> None:
         if key.resource is None or key.subject is None:
             return
@@ -495,4 +501,7 @@ _HANDLERS = {
     records.KEK: State._apply_encryption_key,
     records.DEK: State._apply_encryption_key,
     records.ASSOC: State._apply_assoc,
+    records.EXPORTER: State._apply_exporter,
+    records.EXPORTER_STATE: State._apply_exporter,
+    records.EXPORTER_LEASE: State._apply_exporter,
 }

@@ -382,7 +382,18 @@ def every_kind_of_change(value: dict[str, Any]) -> list[tuple[Any, dict[str, Any
         (dek_records.dek_key("k1", "t", "AES256_GCM", 1), dek_value("k1", "t", "new")),
         (dek_records.dek_key("k1", "u", "AES256_GCM", 1), None),
         (dek_records.kek_key("bad"), {"name": "bad"}),  # malformed: skipped
+        (records.exporter_key(records.EXPORTER, "e1"), exporter_value("e1", "http://b:1")),
+        (records.exporter_key(records.EXPORTER, "e2"), exporter_value("e2", "http://c:1")),
+        (records.exporter_key(records.EXPORTER, "gone"), None),
+        (records.exporter_key(records.EXPORTER_STATE, "e1"), {"state": "PAUSED", "offset": 7}),
+        (records.exporter_key(records.EXPORTER_STATE, "gone"), None),
+        (records.exporter_key(records.EXPORTER_LEASE, ""), {"owner": "b", "expires": 9}),
+        (records.exporter_key(records.EXPORTER_STATE, "bad"), {"offset": 1}),  # skipped
     ]
+
+
+def exporter_value(name: str, url: str) -> dict[str, Any]:
+    return {"name": name, "subjects": ["*"], "config": {"schema.registry.url": url}}
 
 
 def committed_records(value: dict[str, Any]) -> list[tuple[Any, dict[str, Any] | None]]:
@@ -396,6 +407,10 @@ def committed_records(value: dict[str, Any]) -> list[tuple[Any, dict[str, Any] |
         (dek_records.kek_key("gone"), kek_value("gone", "first")),
         (dek_records.dek_key("k1", "s", "AES256_GCM", 1), dek_value("k1", "s", "first")),
         (dek_records.dek_key("k1", "u", "AES256_GCM", 1), dek_value("k1", "u", "first")),
+        (records.exporter_key(records.EXPORTER, "e1"), exporter_value("e1", "http://a:1")),
+        (records.exporter_key(records.EXPORTER, "gone"), exporter_value("gone", "http://a:1")),
+        (records.exporter_key(records.EXPORTER_STATE, "gone"), {"state": "RUNNING"}),
+        (records.exporter_key(records.EXPORTER_LEASE, ""), {"owner": "a", "expires": 1}),
     ]
 
 
@@ -406,7 +421,15 @@ def test_state_rollback_restores_a_full_snapshot_after_every_record_kind() -> No
     state = State()
     for offset, (k, v) in enumerate(committed_records(SCHEMA_VALUE)):
         state.apply(Record(k.to_bytes(), records.encode_value(v), offset, 100 + offset))
-    parts = ("associations", "encryption_keys", "configs", "modes", "contexts", "skipped")
+    parts = (
+        "associations",
+        "encryption_keys",
+        "exporters",
+        "configs",
+        "modes",
+        "contexts",
+        "skipped",
+    )
     before = full_snapshot(state)
     parts_before = {p: full_snapshot(getattr(state, p)) for p in parts}
     state.begin_tentative()

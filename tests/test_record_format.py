@@ -33,11 +33,29 @@ from registry.records import RecordFormatError
             records.context_key(".ctx"),
             b'{"keytype":"CONTEXT","tenant":"default","context":".ctx","magic":0}',
         ),
+        # the exporter records of registry.exporters (no Confluent counterpart in _schemas)
+        (
+            records.exporter_key(records.EXPORTER, "dr"),
+            b'{"keytype":"EXPORTER","name":"dr","magic":0}',
+        ),
+        (
+            records.exporter_key(records.EXPORTER_STATE, "dr"),
+            b'{"keytype":"EXPORTER_STATE","name":"dr","magic":0}',
+        ),
+        (
+            records.exporter_key(records.EXPORTER_LEASE, ""),
+            b'{"keytype":"EXPORTER_LEASE","name":"","magic":0}',
+        ),
     ],
 )
 def test_keys_have_confluents_exact_bytes(key: records.RecordKey, expected: bytes) -> None:
     assert records.encode_key(key) == expected
     assert records.decode_key(expected).identity == key.identity
+
+
+def test_an_exporter_key_needs_a_name() -> None:
+    with pytest.raises(RecordFormatError):
+        records.decode_key(b'{"keytype":"EXPORTER","magic":0}')
 
 
 def test_subject_with_quotes_and_unicode_is_json_escaped() -> None:

@@ -19,7 +19,7 @@ from registry.core import Registry
 from registry.identity import guid_of
 from registry.settings import Settings
 from registry.store.factory import open_store
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, free_port
 from tests.production_helpers import (
     CONTENT_TYPE,
     Server,
@@ -404,6 +404,29 @@ JSON_V2 = {
         "email": {"type": "string", "format": "email"},
     },
 }
+
+
+def test_overview_shows_each_exporter_its_state_lag_and_last_error(
+    server: LiveServer, page: Page
+) -> None:
+    register(server.url, "ui-exported-value", record([{"name": "e", "type": "int"}]))
+    dead = f"http://127.0.0.1:{free_port()}"  # nothing listens: the exporter is in ERROR
+    body = {"name": "ui-dr", "contextType": "NONE", "config": {"schema.registry.url": dead}}
+    created = httpx.post(f"{server.url}/exporters", json=body, headers=HEADERS, timeout=20)
+    assert created.status_code == 200, created.text
+    try:
+        open_view(page, server.url, "#/overview")
+        row = page.locator("[data-exporters] tr[data-exporter=ui-dr]")
+        for _ in range(40):  # the overview shows the state when it is drawn: draw it again
+            if row.locator("[data-state]").get_attribute("data-state") == "ERROR":
+                break
+            page.wait_for_timeout(250)
+            page.reload()
+        expect(row.locator("[data-state]")).to_have_attribute("data-state", "ERROR")
+        expect(row.locator("[data-trace]")).to_contain_text(dead.removeprefix("http://"))
+        expect(row.locator("[data-lag]")).to_have_text(re.compile(r"^\d+"))
+    finally:
+        httpx.delete(f"{server.url}/exporters/ui-dr", timeout=20)
 
 
 def test_diff_marks_fields_of_protobuf_and_json_schema(server: LiveServer, page: Page) -> None:

@@ -24,6 +24,7 @@ from registry.api import (
     contexts,
     dek_registry,
     docs,
+    exporters,
     metadata_deployment,
     mode,
     schemas,
@@ -37,6 +38,7 @@ from registry.api.metrics import new_request_id
 from registry.api.paths import rewrite_paths
 from registry.api.responses import PREFERRED, SRResponse, negotiate
 from registry.core import Registry
+from registry.exporters.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,7 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if manage_lifecycle:
             registry.start()
+            engine.start()
         try:
             # the first run_in_threadpool imports anyio's asyncio backend (0.04-0.3 s): do it
             # before the server accepts connections, not on the event loop under the first requests
@@ -74,6 +77,7 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
             if auditor is not None:
                 await run_in_threadpool(auditor.close)
             if manage_lifecycle:
+                engine.stop()
                 registry.stop()
 
     app = FastAPI(
@@ -88,10 +92,14 @@ def create_app(registry: Registry, *, manage_lifecycle: bool = True) -> FastAPI:
         openapi_url="/openapi.json",
     )
     app.state.registry = registry
+    #: runs the exporters where the leader runs (started with the registry's lifecycle)
+    engine = Engine(registry)
+    app.state.exporter_engine = engine
     # the deserializers' hot route (/schemas/ids) is matched first
     for module in (schemas, subjects, compatibility, config, mode, contexts, server):
         app.include_router(module.router)
     app.include_router(dek_registry.router)
+    app.include_router(exporters.router)
     for module in (associations, tags, metadata_deployment):  # Confluent 8.x additions
         app.include_router(module.router)
     app.include_router(audit_history.router)  # a subject's changes from the audit file

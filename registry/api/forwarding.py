@@ -9,12 +9,12 @@
   :class:`ForwardingMiddleware`, the outermost ASGI middleware:
 
   - until the replay is done every request but ``/`` and ``/ready`` gets that 503;
-  - a write (register, delete subject/version, config and mode writes, context deletes: every
-    ``PUT`` and ``DELETE``, and ``POST .../subjects/{subject}/versions``) on an instance that is
-    not the leader is sent to the leader's URL with the same method, path, query, body and
-    headers (``Authorization`` included) plus ``X-Forward: true``, and the leader's answer is
-    returned verbatim; afterwards the instance reads the topic to its end, so the client reads
-    its own write here too;
+  - a write (register, delete subject/version, config and mode writes, context deletes,
+    exporters: every ``PUT`` and ``DELETE``, ``POST .../subjects/{subject}/versions`` and
+    ``POST /exporters``) on an instance that is not the leader is sent to the leader's URL
+    with the same method, path, query, body and headers (``Authorization`` included) plus
+    ``X-Forward: true``, and the leader's answer is returned verbatim; afterwards the instance
+    reads the topic to its end, so the client reads its own write here too;
   - leader unknown: 50004; the leader could not be reached or did not answer in time: 50003.
     A request that already carries ``X-Forward`` is never forwarded again.
 
@@ -182,8 +182,9 @@ def is_write(method: str, raw_path: str) -> bool:
     if method != "POST":
         return False
     segments = raw_path.rstrip("/").split("/")
-    if len(segments) > 1 and segments[1] == "dek-registry":
-        return True  # every POST of the DEK registry creates or undeletes keys
+    if len(segments) > 1 and segments[1] in ("dek-registry", "exporters"):
+        return True  # every POST of the DEK registry creates or undeletes keys; of /exporters
+        # creates an exporter
     if len(segments) > 3 and segments[1] == "contexts":
         segments = ["", *segments[3:]]
     return len(segments) == 4 and segments[1] == "subjects" and segments[3] == "versions"

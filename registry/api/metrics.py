@@ -32,6 +32,7 @@ from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
 
 from registry.core import Registry
+from registry.exporters.metrics import ExporterCollector
 from registry.logging_setup import request_id
 
 log = logging.getLogger("registry.access")
@@ -128,7 +129,7 @@ def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
 
 
 class Metrics:
-    def __init__(self, registry: Registry, auth_counts: Any = None) -> None:
+    def __init__(self, registry: Registry, auth_counts: Any = None, exporters: Any = None) -> None:
         self.prometheus = CollectorRegistry(auto_describe=False)
         self.requests = Counter(
             "schema_registry_http_requests",
@@ -147,6 +148,7 @@ class Metrics:
         self._counted: dict[tuple[str, str, int], Any] = {}
         self._timed: dict[tuple[str, str], Any] = {}
         self.prometheus.register(StateCollector(registry))
+        self.prometheus.register(ExporterCollector(registry, exporters))
         if auth_counts is not None:
             self.prometheus.register(AuthCollector(auth_counts))
 
@@ -242,6 +244,6 @@ def install(app: Any, registry: Registry, auth_counts: Any = None) -> Metrics:
     """Add the middleware last (outermost): it sees every request and every answer.
     ``auth_counts``: the authenticator's :class:`registry.auth.middleware.AuthCounts`."""
     disable_created_metrics()  # no *_created series: they double the output for nothing
-    metrics = Metrics(registry, auth_counts)
+    metrics = Metrics(registry, auth_counts, getattr(app.state, "exporter_engine", None))
     app.add_middleware(ObservabilityMiddleware, registry=registry, metrics=metrics)
     return metrics

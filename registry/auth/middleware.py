@@ -271,6 +271,8 @@ def need_of(method: str, segs: list[str]) -> Need:
         return Need(GLOBAL, Permission.ADMIN) if write else Need(ANY)
     if root == "dek-registry":
         return _dek_need(method, segs)
+    if root == "exporters":  # an exporter copies every subject it names, and its config
+        return Need(GLOBAL, Permission.ADMIN)  # names the destination
     if root == "associations:batchGet":  # a read; the router filters by readable subject
         return Need(ANY)
     if root in ("associations", "associations:batchMutate"):

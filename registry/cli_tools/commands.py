@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from registry.cli_tools import output, plan
+from registry.cli_tools import exporter_commands, output, plan, plan_exporters
 from registry.cli_tools.check import (
     DEFAULT_LEVEL,
     Workspace,
@@ -36,7 +36,17 @@ from registry.cli_tools.remote import (
 from registry.cli_tools.schemafiles import SUFFIXES, SchemaSpec, schema_type_of, subject_for
 from registry.compatibility import parse_level
 
-COMMANDS = ("check", "validate", "register", "download", "config", "plan", "apply")
+COMMANDS = (
+    "check",
+    "validate",
+    "register",
+    "download",
+    "config",
+    "plan",
+    "apply",
+    "exporter",
+    "compare",
+)
 
 
 def add_commands(commands: Any) -> None:
@@ -106,6 +116,8 @@ def add_commands(commands: Any) -> None:
         _connection(cmd)
         cmd.add_argument("--format", choices=("text", "json"), default="text")
 
+    exporter_commands.add_exporter_command(commands, _connection)
+
 
 def run(args: argparse.Namespace) -> int:
     handler = {
@@ -116,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
         "config": _config,
         "plan": _plan,
         "apply": _apply,
+        "exporter": _exporter,
+        "compare": _compare,
     }[args.command]
     try:
         return handler(args)
@@ -256,6 +270,19 @@ def _levels(values: list[str]) -> tuple[str, dict[str, str]]:
 # ---- handlers -----------------------------------------------------------------------------------
 
 
+def _exporter(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        return exporter_commands.run_exporter(args, client)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    other = argparse.Namespace(
+        **{**vars(args), "url": args.to_url, "user": args.to_user, "token": args.to_token}
+    )
+    with _client(args) as left, _client(other) as right:
+        return exporter_commands.run_compare(args, left, right)
+
+
 def _check(args: argparse.Namespace) -> int:
     specs, ws = _specs(args)
     if args.offline or args.against:
@@ -348,8 +375,11 @@ def _config(args: argparse.Namespace) -> int:
 def _plan(args: argparse.Namespace) -> int:
     specs = load_project(args.project)
     ws = Workspace([], declared_references(specs))
+    exporters = plan_exporters.load_exporters(args.project)
     with _client(args) as client:
         actions = plan.make_plan(specs, ws, client)
+        for kind, text in plan_exporters.plan_lines(exporters, client):
+            actions.append(plan.Action(text.split(":")[0], args.project, kind, text))
         plan.write(actions, args.format, sys.stdout)
     return plan.exit_code(actions)
 
@@ -357,5 +387,10 @@ def _plan(args: argparse.Namespace) -> int:
 def _apply(args: argparse.Namespace) -> int:
     specs = load_project(args.project)
     ws = Workspace([], declared_references(specs))
+    exporters = plan_exporters.load_exporters(args.project)
     with _client(args) as client:
-        return plan.apply(specs, ws, client, sys.stdout)
+        code = plan.apply(specs, ws, client, sys.stdout)
+        if code == EXIT_OK and exporters:
+            changed = plan_exporters.apply_exporters(exporters, client, sys.stdout)
+            print(f"{changed} exporter change(s) applied")
+        return code

@@ -93,14 +93,23 @@ def write(actions: list[Action], fmt: str, out: TextIO) -> None:
     if fmt == "json":
         out.write(json.dumps({"actions": [a.as_dict() for a in actions]}, indent=2) + "\n")
         return
-    marks = {"set-level": "~", "create": "+", "register": "+", "unchanged": "=", "error": "!"}
+    marks = {
+        "set-level": "~",
+        "create": "+",
+        "register": "+",
+        "unchanged": "=",
+        "error": "!",
+        "create-exporter": "+",
+        "update-exporter": "~",
+    }
     for action in actions:
         where = f"{action.subject} ({display_path(action.file)})"
         suffix = " INCOMPATIBLE" if action.incompatible else ""
         out.write(f"{marks[action.kind]} {action.kind:<9} {where}: {action.detail}{suffix}\n")
         for problem in action.problems:
             out.write(f"    {problem_text(problem)}\n")
-    changes = sum(a.kind in ("set-level", "create", "register") for a in actions)
+    changing = ("set-level", "create", "register", "create-exporter", "update-exporter")
+    changes = sum(a.kind in changing for a in actions)
     out.write(f"{changes} change(s)\n")
 
 

@@ -42,6 +42,8 @@ def load_project(path: Path) -> list[SchemaSpec]:
     except yaml.YAMLError as exc:
         raise ToolError(f"{path}: invalid YAML: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get("subjects"), list):
+        if isinstance(document, dict) and "subjects" not in document and "exporters" in document:
+            return []  # a file of exporters only (registry.cli_tools.plan_exporters)
         raise ToolError(f"{path}: expected a mapping with a 'subjects' list")
     base = path.resolve().parent
     entries = document["subjects"]

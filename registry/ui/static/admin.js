@@ -132,6 +132,7 @@ export async function overviewView(el, stale) {
     maybe("config"),
     maybe("mode"),
   ]);
+  const exporters = await exporterRows();
   if (stale()) return;
   const perFormat = new Map(), perContext = new Map();
   for (const c of contexts) perContext.set(c, 0);
@@ -150,5 +151,36 @@ export async function overviewView(el, stale) {
     </dl></div>
     <div class="card"><h2>Per format</h2>${table(perFormat, "Format")}</div>
     <div class="card"><h2>Per context</h2>${table(perContext, "Context")}</div>
-  </section>`;
+  </section>
+  ${exporters === null ? "" : exporterCard(exporters)}`;
+}
+
+// Schema exporters: state from /exporters/{name}/status, lag from /metrics (null: not allowed)
+async function exporterRows() {
+  let names;
+  try { names = await api("exporters"); } catch { return null; }
+  if (!names.length) return [];
+  const metrics = await api("metrics").catch(() => "");
+  const metric = (family, name) => {
+    const m = String(metrics).match(new RegExp(`^${family}\\{exporter="${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"\\} (\\S+)$`, "m"));
+    return m ? Number(m[1]) : null;
+  };
+  return pool(names, 4, async (name) => {
+    const status = await maybe(`exporters/${enc(name)}/status`, {}, { state: "?" });
+    return {
+      name, state: status.state, trace: status.trace || "", offset: status.offset,
+      lag: metric("schema_registry_exporter_lag_records", name),
+      lagSeconds: metric("schema_registry_exporter_lag_seconds", name),
+    };
+  });
+}
+
+function exporterCard(rows) {
+  const body = rows.map((r) => `<tr data-exporter="${esc(r.name)}"><td>${esc(r.name)}</td>
+    <td data-state="${esc(r.state)}">${esc(r.state)}</td>
+    <td data-lag>${r.lag === null ? "?" : r.lag}${r.lagSeconds ? ` <span class="muted">(${r.lagSeconds.toFixed(1)} s)</span>` : ""}</td>
+    <td data-trace>${esc(r.trace)}</td></tr>`).join("");
+  return `<section class="card"><h2>Exporters</h2>${rows.length ? `<table data-exporters>
+    <thead><tr><th>Exporter</th><th>State</th><th>Lag (records)</th><th>Last error</th></tr></thead>
+    <tbody>${body}</tbody></table>` : `<p class="muted">No exporters.</p>`}</section>`;
 }
