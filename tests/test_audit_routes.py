@@ -61,6 +61,14 @@ def assoc_request(subject: str, kind: str = "value", rid: str | None = "t-1") ->
 
 
 DEK = f"{KEKS}/{{name}}/deks/{{subject}}"
+#: a schema exporter towards a registry that is not there (it only goes to ERROR)
+EXPORTER = {
+    "name": "e1",
+    "subjects": ["s2"],
+    "contextType": "CUSTOM",
+    "context": "copy",
+    "config": {"schema.registry.url": "http://127.0.0.1:9"},
+}
 #: (method, route template, path, body): run in order as the admin, each must succeed and
 #: change the state; every route that changes state needs at least one
 SUCCESS: list[tuple[str, str, str, Any]] = [
@@ -142,6 +150,14 @@ SUCCESS: list[tuple[str, str, str, Any]] = [
         },
     ),
     ("DELETE", "/associations/resources/{resource_id}", "/associations/resources/t-1", None),
+    ("POST", "/exporters", "/exporters", EXPORTER),
+    ("PUT", "/exporters/{name}/pause", "/exporters/e1/pause", None),  # changes need a pause
+    ("PUT", "/exporters/{name}", "/exporters/e1", {"subjects": ["s2", "k2"]}),
+    ("PUT", "/exporters/{name}/config", "/exporters/e1/config", {"extra": "1"}),
+    ("PUT", "/exporters/{name}/reset", "/exporters/e1/reset", None),
+    ("PUT", "/exporters/{name}/resume", "/exporters/e1/resume", None),
+    ("PUT", "/exporters/{name}/pause", "/exporters/e1/pause", None),
+    ("DELETE", "/exporters/{name}", "/exporters/e1", None),
 ]
 
 #: values for a route's path parameters that name nothing (a failure)

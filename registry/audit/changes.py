@@ -123,7 +123,25 @@ def _at(state: State, key: RecordKey) -> Any:
         return None if assoc is None else assoc.value()
     if kind in records.ENCRYPTION_KEY_TYPES:
         return _encryption_key(state, key)
+    if kind in records.EXPORTER_KEY_TYPES:
+        return _exporter(state, key)
     return None
+
+
+def _exporter(state: State, key: RecordKey) -> Any:
+    """An exporter's definition (its config by name only: values may hold credentials, kept
+    encrypted), its progress, or the exporters' lease."""
+    index, name = state.exporters, key.subject or ""
+    if key.keytype == records.EXPORTER:
+        found = index.definitions.get(name)
+        if found is None:
+            return None
+        value = found.value()
+        return {**value, "config": sorted(value["config"])}
+    if key.keytype == records.EXPORTER_STATE:
+        progress = index.progress.get(name)
+        return None if progress is None else [progress.state, progress.offset, progress.generation]
+    return None if index.lease is None else [index.lease.owner, index.lease.expires]
 
 
 def _encryption_key(state: State, key: RecordKey) -> Any:
