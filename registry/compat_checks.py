@@ -17,6 +17,7 @@ from registry.core import (
 )
 from registry.formats.base import ParsedSchema
 from registry.lookups import make_candidate
+from registry.reserved_fields import reserved_field_errors
 from registry.state import SchemaVersion
 
 
@@ -28,8 +29,33 @@ def check_against(
     level: str | None = None,
     metadata: dict[str, Any] | None = None,
 ) -> list[str]:
-    """Messages for ``new`` against ``previous`` (chronological) under the effective config."""
+    """Messages for ``new`` against ``previous`` (chronological) under the effective config:
+    with ``validateFields`` on, first the reserved-field violations (whatever the level, against
+    the latest of ``previous`` before any compatibility group filters them, as Confluent's
+    ``isCompatibleWithPrevious``), then the compatibility differences."""
     level = level or str(config.get("compatibilityLevel") or reg.settings.compatibility_level)
+    validate_fields = bool(config.get("validateFields"))
+    reserved = (
+        reserved_field_errors(
+            new, metadata, previous[-1].metadata if previous else None, bool(previous)
+        )
+        if validate_fields
+        else []
+    )
+    messages = _compatibility_messages(reg, config, new, previous, level, metadata)
+    if reserved:
+        return reserved + (messages or [compatibility.trailer(validate_fields, level)])
+    return messages
+
+
+def _compatibility_messages(
+    reg: Registry,
+    config: dict[str, Any],
+    new: ParsedSchema,
+    previous: Sequence[SchemaVersion],
+    level: str,
+    metadata: dict[str, Any] | None,
+) -> list[str]:
     group = config.get("compatibilityGroup")
     prev = list(previous)
     if group:

@@ -65,10 +65,13 @@ def check(
         if messages:
             break
     if messages:
-        messages.append(
-            f"{{validateFields: '{str(validate_fields).lower()}', compatibility: '{level}'}}"
-        )
+        messages.append(trailer(validate_fields, level))
     return messages
+
+
+def trailer(validate_fields: bool, level: str) -> str:
+    """The last message of a failed check: the settings it ran under."""
+    return f"{{validateFields: '{str(validate_fields).lower()}', compatibility: '{level}'}}"
 
 
 def _compare(

@@ -76,19 +76,18 @@ def _in_order(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def put_config(reg: Registry, subject: str | None, body: dict[str, Any]) -> dict[str, Any]:
-    """Partial update as Confluent 7.9's ``ConfigValue.update``: a field that is absent or
-    ``null`` keeps its stored value. The answer echoes the request (non-empty fields)."""
+    """Partial update as ``ConfigValue.update``: a field that is absent or ``null`` keeps its
+    stored value. The answer is the config now stored, as a ``ConfigUpdateRequest`` (Confluent
+    8.x ``ConfigResource``: ``new ConfigUpdateRequest(newConfig.toConfigEntity())``, null
+    fields left out; no default level filled in)."""
     key = _check_subject(reg, subject)
     update: dict[str, Any] = {}
-    echo: dict[str, Any] = {}
     for name, value in body.items():
         field = "compatibilityLevel" if name == "compatibility" else name
         if field not in CONFIG_FIELDS or name == "compatibilityLevel":
             continue  # unknown fields are ignored, as Jackson does
         if value is None:
             continue
-        if value not in ("", [], {}):
-            echo[name] = str(value) if field == "compatibilityLevel" else value
         if value is not None:
             if field == "compatibilityLevel":
                 level = compatibility.parse_level(value)
@@ -123,19 +122,22 @@ def put_config(reg: Registry, subject: str | None, body: dict[str, Any]) -> dict
         update[field] = value
 
     def decide() -> tuple[list[Draft], dict[str, Any]]:
-        if reg.effective_mode(key) in READ_ONLY_MODES and key != GLOBAL_KEY:
-            # Confluent prints the global key as "null"
-            name = "null" if key is None else key
-            raise errors.operation_not_permitted(f"Subject {name} is in read-only mode")
+        _refuse_read_only(reg, key)
         merged = dict(reg.stored_config(key) or {})
         merged.update(update)
         value = {k: merged[k] for k in CONFIG_FIELDS if k in merged}
-        if key is not None:
-            value = {"subject": key, **value}
-        return [(records.config_key(key), value)], merged
+        stored = {"subject": key, **value} if key is not None else value
+        return [(records.config_key(key), stored)], rename_level(value)
 
-    reg.write(decide)
-    return {name: echo[name] for name in body if name in echo}
+    return reg.write(decide)
+
+
+def _refuse_read_only(reg: Registry, key: str | None) -> None:
+    """``isReadOnlyMode``: config changes are refused (42205) in READONLY(_OVERRIDE)."""
+    if reg.effective_mode(key) in READ_ONLY_MODES and key != GLOBAL_KEY:
+        # Confluent prints the global key as "null"
+        name = "null" if key is None else key
+        raise errors.operation_not_permitted(f"Subject {name} is in read-only mode")
 
 
 def rename_level(config: dict[str, Any]) -> dict[str, Any]:
@@ -152,10 +154,12 @@ def delete_config(reg: Registry, subject: str | None) -> dict[str, Any]:
 
     def decide() -> tuple[list[Draft], dict[str, Any]]:
         setting = reg.state.configs.get(key)
-        if setting is None:
-            if key is None:
-                return [], {"compatibilityLevel": reg.settings.compatibility_level}
+        if setting is None and key is not None:
             raise errors.subject_not_found(subject or "")
+        # Confluent 8.x ``deleteSubjectConfig``: refused in a read-only mode (after the look-up)
+        _refuse_read_only(reg, key)
+        if setting is None:
+            return [], {"compatibilityLevel": reg.settings.compatibility_level}
         previous = {"compatibilityLevel": reg.settings.compatibility_level, **setting.value}
         return [(records.decode_key(setting.key), None)], previous
 

@@ -14,9 +14,11 @@ from registry.state import SchemaVersion
 
 
 def delete_subject(reg: Registry, subject: str, permanent: bool) -> list[int]:
-    """Confluent 7.9's order: 40401, 40404, read-only 42205, then per version (ascending) a
-    live referrer 42206 or, when permanent, a version not soft-deleted 40405. A soft delete
-    also drops the subject's own config and mode."""
+    """Confluent's order: 40401, 40404, read-only 42205, then per version (ascending) a
+    referrer in another subject 42206 (when permanent, a soft-deleted one counts too: 8.x
+    ``getReferencedBySubjects(key, permanentDelete)``) or, when permanent, a version not
+    soft-deleted 40405. Only a permanent delete drops the subject's own config and mode
+    (8.x ``KafkaSchemaRegistry.deleteSubject``; 7.9 dropped them on the soft delete)."""
     subject = reg.valid_subject(subject)
 
     def decide() -> tuple[list[Draft], list[int]]:
@@ -29,28 +31,27 @@ def delete_subject(reg: Registry, subject: str, permanent: bool) -> list[int]:
             raise errors.operation_not_permitted(f"Subject {subject} is in read-only mode")
         targets = versions if permanent else iter_live(versions)
         for sv in targets:
-            if _live_referrers(reg, sv):
+            if [r for r in _referrers(reg, sv, permanent) if r.subject != subject]:
                 raise errors.reference_exists(_schema_key_text(subject, sv.version))
             if permanent and not sv.deleted:
                 raise errors.subject_not_soft_deleted(subject)
         if permanent:
             drafts: list[Draft] = [(records.decode_key(v.key), None) for v in reversed(versions)]
-            return drafts, [v.version for v in versions]
+            return drafts + _settings_tombstones(reg, subject), [v.version for v in versions]
         value = {"subject": subject, "version": versions[-1].version}
-        drafts = [(records.delete_subject_key(subject), value)]
-        return drafts + _settings_tombstones(reg, subject), [v.version for v in targets]
+        return [(records.delete_subject_key(subject), value)], [v.version for v in targets]
 
     return reg.write(decide)
 
 
-def _live_referrers(reg: Registry, sv: SchemaVersion) -> list[SchemaVersion]:
-    """Versions referencing ``sv`` that are not soft-deleted (Confluent's referencedBy index
-    forgets a referrer when it is soft-deleted)."""
+def _referrers(reg: Registry, sv: SchemaVersion, include_deleted: bool) -> list[SchemaVersion]:
+    """Versions referencing ``sv``; soft-deleted ones only with ``include_deleted`` (8.x
+    ``getReferencedBy(key, lookupDeletedSchema)``: a permanent delete counts them)."""
     ctx = reg.state.context_of(sv.subject)
     out = []
     for ref_subject, ref_version in list(ctx.referrers.get((sv.subject, sv.version), ())):
         referrer = ctx.versions(ref_subject).get(ref_version)
-        if referrer is not None and not referrer.deleted:
+        if referrer is not None and (include_deleted or not referrer.deleted):
             out.append(referrer)
     return out
 
@@ -69,9 +70,11 @@ def _settings_tombstones(reg: Registry, subject: str) -> list[Draft]:
 
 
 def delete_version(reg: Registry, subject: str, version: int, permanent: bool) -> int:
-    """Confluent 7.9's order: 40406 (soft delete of a soft-deleted version), 40401, 40402, then
-    read-only 42205, a live referrer 42206, and 40407 for a permanent delete of a live version.
-    Soft-deleting the last live version also drops the subject's config and mode."""
+    """Confluent's order: 40406 (soft delete of a soft-deleted version), 40401, 40402, then
+    read-only 42205, a referrer 42206 (a live one; for a permanent delete a soft-deleted one
+    too, Confluent 8.x), and 40407 for a permanent delete of a live version. Permanently
+    deleting the subject's last version drops its config and mode (8.x; 7.9 dropped them when
+    the last live version was soft-deleted)."""
     subject = reg.valid_subject(subject)
 
     def decide() -> tuple[list[Draft], int]:
@@ -92,18 +95,18 @@ def delete_version(reg: Registry, subject: str, version: int, permanent: bool) -
             raise errors.version_soft_deleted(subject, sv.version)
         if reg.effective_mode(subject) in READ_ONLY_MODES:
             raise errors.operation_not_permitted(f"Subject {subject} is in read-only mode")
-        if _live_referrers(reg, sv):
+        if _referrers(reg, sv, permanent):
             raise errors.reference_exists(_schema_key_text(subject, sv.version))
         if permanent and not sv.deleted:
             raise errors.version_not_soft_deleted(subject, sv.version)
         key = records.decode_key(sv.key)
         if permanent:
-            return [(key, None)], sv.version
+            drafts: list[Draft] = [(key, None)]
+            if all(v.version == sv.version for v in versions.values()):
+                drafts += _settings_tombstones(reg, subject)
+            return drafts, sv.version
         value = sv.value()
         value["deleted"] = True
-        drafts: list[Draft] = [(key, value)]
-        if not [v for v in versions.values() if not v.deleted and v.version != sv.version]:
-            drafts += _settings_tombstones(reg, subject)
-        return drafts, sv.version
+        return [(key, value)], sv.version
 
     return reg.write(decide)

@@ -264,7 +264,9 @@ def lookup_in_subject(
 ) -> SchemaVersion | None:
     """Find ``req`` among the subject's versions (3.5 of the reference); None if absent."""
     versions = reg.state.versions(subject)
-    if not versions:
+    if not versions or req.schema is None or not req.schema.strip():
+        # Confluent's ``canonicalizeSchema`` gives no schema for an empty text, and the look-up
+        # then matches nothing (40403), where a registration refuses it (42201 "Empty schema")
         return None
     cand = make_candidate(
         reg, subject, req, normalize=normalize, strict=False, include_deleted_refs=True

@@ -9,6 +9,7 @@ converts it as is).
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _INT = re.compile(r"[+-]?\d+")
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -28,5 +29,13 @@ def java_int(text: str) -> int | None:
     """The int ``text`` spells, or None where ``Integer.parseInt`` throws."""
     if not _INT.fullmatch(text):
         return None
-    value = int(text)
+    # leading zeros are Java's to skip; past them, more than ten digits cannot fit in 32 bits
+    # (and Python's int() refuses strings of more than 4,300 digits outright)
+    sign = text[0] if text[0] in "+-" else ""
+    start = len(sign)
+    while start < len(text) - 1 and unicodedata.digit(text[start]) == 0:
+        start += 1
+    if len(text) - start > len(str(INT_MAX)):
+        return None
+    value = int(sign + text[start:])
     return value if INT_MIN <= value <= INT_MAX else None

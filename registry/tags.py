@@ -164,8 +164,12 @@ def _no_match(path: str) -> errors.RegistryError:
 def _find(root: Any, entity: tuple[str, str]) -> dict[str, Any]:
     """``AvroSchemaUtils.findMatchingEntity``."""
     path, kind = entity
-    parts = path.split(".")
+    parts = _java_split(path)
     cut = 1 if kind == "sr_record" else 2
+    if len(parts) < cut:
+        # ``Arrays.copyOfRange(identifiers, 0, length - cut)`` throws for a path too short for
+        # its kind (a record name alone as an ``sr_field``); Confluent answers it as 42201
+        raise errors.invalid_schema(f"java.lang.IllegalArgumentException: 0 > {len(parts) - cut}")
     namespace = ".".join(parts[:-cut])
     record_name = parts[-cut]
     field_name = parts[-1] if kind == "sr_field" else None
@@ -195,6 +199,17 @@ def _find(root: Any, entity: tuple[str, str]) -> dict[str, Any]:
         else:
             queue.append(kind_of)
     raise _no_match(path)
+
+
+def _java_split(path: str) -> list[str]:
+    """``path.split("\\.")`` as Java splits: trailing empty strings removed (``"a."`` is
+    ``["a"]``, ``"."`` is ``[]``), but an empty path is ``[""]``."""
+    if path == "":
+        return [""]
+    parts = path.split(".")
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
 
 
 def tagged_entities(sv: SchemaVersion, wanted: list[str]) -> list[dict[str, Any]]:

@@ -90,11 +90,16 @@ def test_deleting_a_referenced_version_is_42206(referenced: TestClient) -> None:
     assert client.get("/subjects/address/versions").json() == [1]
 
 
-def test_a_soft_deleted_referrer_no_longer_protects(referenced: TestClient) -> None:
+def test_a_soft_deleted_referrer_protects_only_from_a_permanent_delete(
+    referenced: TestClient,
+) -> None:
     client = referenced
     assert client.delete("/subjects/customer/versions/1").json() == 1
     assert client.get("/subjects/address/versions/1/referencedby").json() == []
     assert client.delete("/subjects/address/versions/1").json() == 1
+    # Confluent 8.x: getReferencedBy(key, permanentDelete) counts the soft-deleted referrer
+    error(client.delete("/subjects/address/versions/1?permanent=true"), 422, 42206)
+    assert client.delete("/subjects/customer/versions/1?permanent=true").json() == 1
     assert client.delete("/subjects/address/versions/1?permanent=true").json() == 1
 
 

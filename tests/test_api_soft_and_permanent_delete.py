@@ -139,13 +139,17 @@ def test_read_only_mode_blocks_version_deletes(two: TestClient) -> None:
     assert client.get("/subjects/test/versions").json() == [1, 2]
 
 
-def test_soft_deleting_the_last_live_version_drops_subject_config_and_mode(
+def test_soft_deleting_the_last_live_version_keeps_subject_config_and_mode(
     client: TestClient,
 ) -> None:
+    # Confluent 8.x (and the 7.9.x/8.0.x patch releases): only a permanent delete drops them
     register(client, "test", A)
     client.put("/config/test", json={"compatibility": "FULL"})
     client.put("/mode/test", json={"mode": "READWRITE"})
     assert client.delete("/subjects/test/versions/1").json() == 1
+    assert client.get("/config/test").json() == {"compatibilityLevel": "FULL"}
+    assert client.get("/mode/test").json() == {"mode": "READWRITE"}
+    assert client.delete("/subjects/test/versions/1?permanent=true").json() == 1
     error(client.get("/config/test"), 404, 40408)
     error(client.get("/mode/test"), 404, 40409)
 
@@ -223,11 +227,14 @@ def test_reregistering_after_subject_soft_delete_continues_versions(two: TestCli
     assert client.get("/subjects/test/versions?deleted=true").json() == [3, 4]
 
 
-def test_soft_delete_subject_drops_its_config_and_mode(two: TestClient) -> None:
+def test_only_a_permanent_subject_delete_drops_its_config_and_mode(two: TestClient) -> None:
     client = two
     client.put("/config/test", json={"compatibility": "FULL"})
     client.put("/mode/test", json={"mode": "READWRITE"})
     client.delete("/subjects/test")
+    assert client.get("/config/test").json() == {"compatibilityLevel": "FULL"}
+    assert client.get("/mode/test").json() == {"mode": "READWRITE"}
+    client.delete("/subjects/test?permanent=true")
     error(client.get("/config/test"), 404, 40408)
     error(client.get("/mode/test"), 404, 40409)
 

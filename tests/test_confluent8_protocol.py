@@ -60,7 +60,7 @@ def test_config_booleans_are_coerced_as_jackson_does(
     for field in ("normalize", "validateFields"):
         response = client.put("/config/s", json={field: sent})
         assert response.status_code == 200, response.text
-        assert response.json() == {field: stored}
+        assert response.json()[field] is stored  # the answer is the whole stored config (8.x)
         assert client.get("/config/s").json()[field] is stored
 
 

@@ -12,6 +12,7 @@ from registry.api import docs
 from registry.api.bodies import json_body
 from registry.api.deps import registry_of, subject_param
 from registry.api.responses import reply, schema_entity
+from registry.api.tag_bodies import tag_request
 from registry.core import parse_version
 
 router = APIRouter(tags=["Subjects (v1)"])
@@ -52,7 +53,7 @@ docs.COMPONENTS["TagSchemaRequest"] = {
 async def modify_tags(request: Request, subject: str, version: str) -> Response:
     reg = registry_of(request)
     number = parse_version(version)
-    body = await json_body(request)
+    body = tag_request(await json_body(request))
     result = await run_in_threadpool(tags.modify_tags, reg, subject_param(subject), number, body)
     sv = result.schema or max(
         (
