@@ -60,6 +60,44 @@ def watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[
             time.sleep(0.1)
 
 
+def uncommitted_after(
+    conf: dict[str, Any], topic: str, after: int, end: int, timeout: float
+) -> list[tuple[bytes, bytes | None]]:
+    """(key, value) of the data records of partition 0 between ``after`` (exclusive) and
+    ``end`` as a ``read_uncommitted`` reader sees them (records of aborted transactions
+    included; a ``read_committed`` reader that read to ``end`` and whose last record is at
+    ``after`` saw none of them)."""
+    if end <= after + 1:
+        return []
+    consumer = Consumer(
+        {
+            **conf,
+            "enable.auto.commit": False,
+            "isolation.level": "read_uncommitted",
+            "enable.partition.eof": True,
+        }
+    )
+    out: list[tuple[bytes, bytes | None]] = []
+    deadline = time.monotonic() + timeout
+    try:
+        consumer.assign([TopicPartition(topic, 0, after + 1)])
+        while time.monotonic() < deadline:
+            msg = consumer.poll(0.2)
+            if msg is None:
+                continue
+            err = msg.error()
+            if err is not None:
+                if err.code() == KafkaError._PARTITION_EOF and (msg.offset() or 0) >= end:
+                    return out
+                continue
+            if msg.offset() >= end:
+                return out
+            out.append((msg.key() or b"", msg.value()))
+    finally:
+        consumer.close()
+    raise KafkaException(KafkaError(KafkaError._TIMED_OUT, f"reading {topic} uncommitted"))
+
+
 def _never() -> bool:
     return False
 
