@@ -401,6 +401,11 @@ class KafkaLogStore(LogStore):
         None when unknown."""
         return self._leadership.leader_url()
 
+    def leader_named(self) -> bool:
+        """Whether the election names another instance as the leader (with a URL or not:
+        the copy command's leader serves no HTTP)."""
+        return self._leadership.leader_named()
+
     def wait_leader(self, timeout: float) -> bool:
         """Block until this instance leads (used by the copy command)."""
         return self._leadership.wait_leader(timeout)

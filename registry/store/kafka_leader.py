@@ -101,6 +101,7 @@ class Leadership:
         self.written_end = -1
         self._heartbeats: Producer | None = None
         self._resigning = False
+        self._dropped_at = 0.0
 
     # ---- who leads -------------------------------------------------------------------------
 
@@ -240,7 +241,14 @@ class Leadership:
             mine = self.producer is not None
             newer = view.claim is not None and view.claim.offset > self._claim_offset
             superseded = mine and leader != self.member and newer
-            lost_producer = self.producer is None and leader == self.member and not self._resigning
+            # a failed transaction dropped our producer: claim again, once a newer claim (if
+            # the failure was a fencing) had the time to be read
+            lost_producer = (
+                self.producer is None
+                and leader == self.member
+                and not self._resigning
+                and time.monotonic() - self._dropped_at > 2 * beat
+            )
             claim = not mine and should_claim(
                 view, time.monotonic(), lease=lease, heartbeat=beat, rank_step=2 * beat
             )
@@ -346,6 +354,7 @@ class Leadership:
         with self.lock:
             if self.producer is producer:
                 self.producer = None
+                self._dropped_at = time.monotonic()
             self.lock.notify_all()
         self._dispose(producer)
 
