@@ -289,7 +289,7 @@ class Leadership:
                 # every transaction of an earlier leader is now committed or aborted and that
                 # leader is fenced: what is below the high watermark is all that will ever
                 # precede our writes
-                if not self._catch_up(max(timeout, 30.0)):
+                if not self._catch_up(max(timeout, 10.0)):
                     raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "catching up"))
                 redo = self._aborted(timeout) if self._aborted is not None else []
                 offsets: list[int] = []
@@ -312,7 +312,7 @@ class Leadership:
                 producer.commit_transaction(timeout)
                 if redo:
                     log.warning("re-committed %d records of aborted transactions", len(redo))
-                    if not self._catch_up(max(timeout, 30.0)):
+                    if not self._catch_up(max(timeout, 10.0)):
                         raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "catching up"))
             except KafkaException as exc:
                 log.warning("claiming the leadership failed, will retry: %s", exc)
