@@ -14,9 +14,16 @@ option                         default                           meaning
 ``topic``                      ``_schemas``                      the record log (1 partition,
                                                                  ``cleanup.policy=compact``)
 ``replication.factor``         min(live brokers, 3)              used when creating the topics
-``election.topic``             ``<topic>-election``              topic the election group uses
-``election.group``             ``pyschemaregistry-<topic>``      consumer group of the election
-``election.session.timeout.ms``  ``6000``                        how soon a dead leader is noticed
+``election.topic``             ``<topic>-election``              heartbeats, claims, resignations
+``election.group``             ``pyschemaregistry-<topic>``      prefix of the readers' group ids
+                                                                 (no consumer group is joined)
+``election.lease.ms``          ``1500``                          how long the leader's heartbeats
+                                                                 may be missing before a
+                                                                 follower claims (old name:
+                                                                 ``election.session.timeout.ms``)
+``election.heartbeat.ms``      lease / 6, at most ``250``        heartbeat period
+``leader.wait.ms``             ``5000``                          how long a write that finds no
+                                                                 leader waits for one
 ``transactional.id``           ``pyschemaregistry-<topic>``      shared by every leader: a new
                                                                  leader fences the old one
 ``write.timeout.ms``           ``10000``                         bound of one write (50002 after)
@@ -38,26 +45,30 @@ How it works:
   :meth:`readiness` says when the position the topic had at start-up is reached. A listener
   (``Registry.refresh``, installed by :func:`registry.api.forwarding.install`) is called as
   records arrive, so the state follows the topic without polling.
-* **Election** (``registry.store.kafka_leader``). Every instance joins the consumer group
-  ``election.group`` subscribed to the one-partition ``election.topic`` (``cooperative-sticky``,
-  so a joining instance does not move leadership). The member assigned partition 0 is the
-  leader; its ``client.id`` is its advertised URL, which the others read with
-  ``describe_consumer_groups`` to forward writes to it. A killed leader leaves the group after
-  ``election.session.timeout.ms`` and another member is assigned.
+* **Election** (``registry.store.kafka_election``, ``registry.store.kafka_leader``, where the
+  protocol is written down). Every instance reads the one-partition ``election.topic`` and
+  heartbeats into it; the latest ``claim`` record names the leader and its URL, to which
+  followers forward writes. A follower claims when the leader's heartbeats have been missing
+  for ``election.lease.ms`` while its own kept arriving; a stopping leader commits a ``resign``
+  record. No consumer group and no AdminClient after start-up (an admin request in flight when
+  a broker connection dropped aborted librdkafka). See ``docs/kafka-ha.md``.
 * **Writing** (leader only, ``registry.store.kafka_leader``). A transactional, idempotent
   producer (``acks=all``) with the fixed ``transactional.id``: a new leader's
   ``init_transactions`` aborts whatever the old leader left open and fences it, so a paused old
-  leader can never commit again. Then the leader reads up to the end of the topic before it
-  decides anything; each write reads to the high watermark, decides, produces in one transaction
-  and commits (``acks=all``: durable); the registry applies the committed records at the offsets
-  the delivery reports give (read-your-writes) and the reader skips them later. While the topic
+  leader can never commit again; its first transaction re-commits the records of aborted
+  transactions (so ``read_uncommitted`` readers agree) and its claim. Then the leader reads up
+  to the end of the topic before it decides anything; each write reads to the high watermark,
+  decides, produces in one transaction and commits (``acks=all``: durable); the registry
+  applies the committed records at the offsets the delivery reports give (read-your-writes)
+  and the reader skips them later. While the topic
   still ends where this leader's last commit left it, the next write needs no wait for the
   reader. Timeouts are 50002, other Kafka failures 50001, a record the broker finds too large
   42209.
 
 Records are Confluent's (``registry.records``) so a topic written by Confluent Schema Registry is
-served unchanged. Confluent's own instances read with ``read_uncommitted``; they read what this
-store commits, but should not share a topic with it as writers.
+served unchanged. Confluent's own instances read with ``read_uncommitted``; they conclude what
+this store commits (aborted records are always re-committed identically), but should not share a
+topic with it as writers.
 """
 
 from __future__ import annotations
