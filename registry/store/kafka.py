@@ -447,29 +447,13 @@ class KafkaLogStore(LogStore):
         self, leadership: Leadership, producer: Any, deadline: float
     ) -> Iterator[StoreTransaction]:
         reader = self._schemas()
-        # the keys topic's end asked at the same time (one broker round trip of waiting,
-        # not two: a tenth of a registration batch's time)
-        keys_end = None
-        if self.keys is not None:
-            keys_end = self._probes.submit(
-                self.keys.end_offset, max(0.1, deadline - time.monotonic())
-            )
-        try:
-            end = reader.end_offset(max(0.1, deadline - time.monotonic()))
-        except KafkaException as exc:
-            raise write_error("reading the end of the topic", exc) from exc
-        # when the topic ends where our last commit left it, nothing was written since: the
-        # state already holds our records (applied from the delivery reports) and every
-        # record before them, so there is nothing to wait for the reader to fetch
-        # (the registry's write lock is held: its listener cannot take records meanwhile)
-        if end != leadership.written_end and not reader.wait_position(
-            end, deadline, unbounded=True
-        ):
-            raise errors.operation_timeout(
-                f"Timed out reading {self.settings.topic} to offset {end} before writing"
-            )
-        if self.keys is not None and keys_end is not None:
-            self._wait_keys(self.keys, keys_end, deadline)
+        if leadership.written_end < 0:
+            self._read_to_end(reader, deadline)
+        # else: the topic ends where our last commit left it, as far as anyone can have changed
+        # it: another writer must first fence our producer (init_transactions with the shared
+        # transactional.id) and then our commit fails; the state already holds our records
+        # (applied from the delivery reports) and every record before them. No ListOffsets
+        # round trip, no wait for the reader.
         txn = _KafkaTransaction(self)
         try:
             yield txn
@@ -505,6 +489,28 @@ class KafkaLogStore(LogStore):
                 )
             )
         return out
+
+    def _read_to_end(self, reader: TopicReader, deadline: float) -> None:
+        """Read the schemas and keys topics to their ends (the first write of a leader, or
+        after a failed one)."""
+        # the keys topic's end asked at the same time (one broker round trip of waiting,
+        # not two)
+        keys_end = None
+        if self.keys is not None:
+            keys_end = self._probes.submit(
+                self.keys.end_offset, max(0.1, deadline - time.monotonic())
+            )
+        try:
+            end = reader.end_offset(max(0.1, deadline - time.monotonic()))
+        except KafkaException as exc:
+            raise write_error("reading the end of the topic", exc) from exc
+        # (the registry's write lock is held: its listener cannot take records meanwhile)
+        if not reader.wait_position(end, deadline, unbounded=True):
+            raise errors.operation_timeout(
+                f"Timed out reading {self.settings.topic} to offset {end} before writing"
+            )
+        if self.keys is not None and keys_end is not None:
+            self._wait_keys(self.keys, keys_end, deadline)
 
     def _topic_of(self, key: bytes) -> str:
         """The keys topic for a KEK or DEK record (when the store has one), else ``topic``."""

@@ -5,9 +5,10 @@ never wait behind a transaction a dead leader left open) and writes three kinds 
 it, JSON values keyed by kind:
 
 * ``hb:<member>``: a heartbeat, every ``election.heartbeat.ms`` from a small plain producer:
-  ``{"member", "url", "claim"}``, ``claim`` the offset of the claim this member leads by (-1
-  when it follows). A newcomer therefore learns the leader from its heartbeats without reading
-  the topic's history.
+  ``{"member", "url", "claim", "claiming"}``, ``claim`` the offset of the claim this member
+  leads by (-1 when it follows). A newcomer therefore learns the leader from its heartbeats
+  without reading the topic's history. ``claiming`` is true (sent at once) while a member is
+  claiming: the others hold back instead of fencing it mid-claim.
 * ``claim``: ``{"member", "url"}``, committed by a new leader in the first transaction of its
   transactional producer, right after ``init_transactions`` (shared ``transactional.id``)
   fenced every earlier producer. The latest claim names the leader.
@@ -63,6 +64,8 @@ class ElectionView:
     own_since: float = -1.0
     #: since when the condition to claim holds (for the rank delay)
     claimable_since: float | None = None
+    #: member -> arrival of the first heartbeat of its current claim attempt
+    claiming: dict[str, float] = field(default_factory=dict)
 
     def leader(self) -> str | None:
         """The member the topic names as the leader (None: nobody, or it resigned)."""
@@ -76,10 +79,15 @@ class ElectionView:
         return self.claim.url
 
 
-def encode(kind: bytes, member: str, url: str | None, claim: int = -1) -> tuple[bytes, bytes]:
+def encode(
+    kind: bytes, member: str, url: str | None, claim: int = -1, claiming: bool = False
+) -> tuple[bytes, bytes]:
     """The key and value of one election record."""
     key = HEARTBEAT_PREFIX + member.encode() if kind == HEARTBEAT_PREFIX else kind
-    return key, orjson.dumps({"member": member, "url": url, "claim": claim})
+    body = {"member": member, "url": url, "claim": claim}
+    if claiming:
+        body["claiming"] = True
+    return key, orjson.dumps(body)
 
 
 def apply(
@@ -116,6 +124,10 @@ def apply(
         if history:
             return
         view.members[member] = (now, url)
+        if body.get("claiming") is True:
+            view.claiming.setdefault(member, now)
+        else:
+            view.claiming.pop(member, None)
         if member == view.me:
             if view.own_last < 0 or now - view.own_last > gap:
                 view.own_since = now
@@ -134,7 +146,13 @@ def live_members(view: ElectionView, now: float, lease: float) -> list[str]:
 
 
 def should_claim(
-    view: ElectionView, now: float, *, lease: float, heartbeat: float, rank_step: float
+    view: ElectionView,
+    now: float,
+    *,
+    lease: float,
+    heartbeat: float,
+    rank_step: float,
+    patience: float = 10.0,
 ) -> bool:
     """Whether this instance claims leadership now (the rule in the module docstring).
 
@@ -143,6 +161,8 @@ def should_claim(
       show them) or for two heartbeats when none is (to have heard the other members).
     * A named leader counts as gone when its last heartbeat arrived ``lease`` ago (or none did
       since we started reading).
+    * Nobody else live is claiming (for at most ``patience``: a claim that takes longer is
+      taken to be stuck).
     * Then wait ``rank * rank_step``, rank our place among the live members other than the
       leader.
     """
@@ -160,12 +180,16 @@ def should_claim(
         seen = view.members.get(leader)
         last = seen[0] if seen is not None else view.started
         ready = flowing >= lease and now - last > lease
-    if not ready:
+    live = live_members(view, now, lease)
+    busy = any(
+        m != view.me and m in live and now - since < patience for m, since in view.claiming.items()
+    )
+    if not ready or busy:
         view.claimable_since = None
         return False
     if view.claimable_since is None:
         view.claimable_since = now
-    others = [m for m in live_members(view, now, lease) if m != leader]
+    others = [m for m in live if m != leader]
     rank = others.index(view.me) if view.me in others else len(others)
     return now - view.claimable_since >= rank * rank_step
 

@@ -102,6 +102,8 @@ class Leadership:
         self._heartbeats: Producer | None = None
         self._resigning = False
         self._dropped_at = 0.0
+        self._claiming = False  # announced in our heartbeats while a claim is under way
+        self._beat_now = threading.Event()  # wakes the heartbeat thread
 
     # ---- who leads -------------------------------------------------------------------------
 
@@ -162,18 +164,20 @@ class Leadership:
         heartbeats = self._heartbeats
         assert heartbeats is not None
         while not self._stop.is_set() and not self._resigning:
+            self._beat_now.clear()
             key, value = encode(
                 HEARTBEAT_PREFIX,
                 self.member,
                 self.advertised_url,
                 self._claim_offset if self.producer is not None else -1,
+                claiming=self._claiming,
             )
             try:
                 heartbeats.produce(self.settings.election_topic, key=key, value=value, partition=0)
             except (KafkaException, BufferError) as exc:
                 log.debug("heartbeat not sent: %s", exc)
             heartbeats.poll(0)
-            self._stop.wait(beat)
+            self._beat_now.wait(beat)
 
     def _open_election(self) -> tuple[Consumer, int]:
         consumer = Consumer(
@@ -250,7 +254,12 @@ class Leadership:
                 and time.monotonic() - self._dropped_at > 2 * beat
             )
             claim = not mine and should_claim(
-                view, time.monotonic(), lease=lease, heartbeat=beat, rank_step=2 * beat
+                view,
+                time.monotonic(),
+                lease=lease,
+                heartbeat=beat,
+                rank_step=2 * beat,
+                patience=max(lease, self.settings.write_timeout),
             )
         if superseded:
             log.warning("a newer claim (%s) supersedes ours: no longer the leader", leader)
@@ -278,6 +287,18 @@ class Leadership:
         )
 
     def _claim(self) -> None:
+        self._claiming = True
+        self._beat_now.set()  # tell the others at once: they hold back meanwhile
+        began = time.monotonic()
+        try:
+            self._claim_once()
+        finally:
+            self._claiming = False
+            self._beat_now.set()
+        if self.producer is not None:
+            log.info("claimed the leadership in %.2fs", time.monotonic() - began)
+
+    def _claim_once(self) -> None:
         timeout = self.settings.write_timeout
         with self.write_lock:
             if self._stop.is_set():
@@ -333,6 +354,7 @@ class Leadership:
     def resign(self) -> None:
         """Stop leading and say so in the election topic (a follower claims at once)."""
         self._resigning = True
+        self._beat_now.set()
         with self.write_lock:
             producer = self.producer
             if producer is None:
