@@ -6,6 +6,7 @@ what a ``read_committed`` one does, aborted transactions included."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -115,10 +116,9 @@ def start_servers(url: str, tmp: Path, count: int) -> list[LiveServer]:
     servers = [LiveServer(url, tmp) for _ in range(count)]
 
     def start(server: LiveServer) -> None:
-        try:
+        # slow to answer on a loaded machine: alive() and ready() decide
+        with contextlib.suppress(RuntimeError):
             server.start()
-        except RuntimeError:
-            pass  # slow to answer on a loaded machine: alive() and ready() decide
 
     threads = [threading.Thread(target=start, args=(s,)) for s in servers]
     for thread in threads:
