@@ -274,8 +274,8 @@ class ForwardingMiddleware:
         send: Any,
     ) -> Exception | None:
         """Send the write to ``leader`` and its answer to the client; or, when nothing was
-        sent (connection refused) or the leader refused it as not the leader, return why
-        without answering."""
+        sent (connection refused), the leader refused it as not the leader, or it died with a
+        write that may be sent again (anything but a DELETE), return why without answering."""
         query = scope.get("query_string", b"").decode("latin-1")
         url = leader.rstrip("/") + raw_path + (f"?{query}" if query else "")
         out = [(k, v) for k, v in headers if k.lower() not in _HOP_BY_HOP | {PRINCIPAL_HEADER}]
@@ -301,6 +301,15 @@ class ForwardingMiddleware:
             # for the next leader until its wait is over
             log.info("forwarding %s %s to %s: %r", scope["method"], raw_path, leader, exc)
             return exc
+        except (httpx.ReadError, httpx.RemoteProtocolError) as exc:
+            if scope["method"].upper() != "DELETE":
+                # the leader died with the request: a registration or a config/mode write may
+                # be sent again (the same answer if it was done), to the next leader
+                log.info("forwarding %s %s to %s: %r", scope["method"], raw_path, leader, exc)
+                return exc
+            log.warning("forwarding %s %s to %s failed: %r", scope["method"], raw_path, leader, exc)
+            await _send_error(send, errors.forwarding_failed(_failure(leader, exc)))
+            return None
         except httpx.HTTPError as exc:
             log.warning("forwarding %s %s to %s failed: %r", scope["method"], raw_path, leader, exc)
             await _send_error(send, errors.forwarding_failed(_failure(leader, exc)))
