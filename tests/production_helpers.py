@@ -141,13 +141,29 @@ def settled_leader(
 
 
 def _group_stable(bootstrap: str, topic: str, members: int) -> bool:
-    from confluent_kafka import ConsumerGroupState
-    from confluent_kafka.admin import AdminClient
+    """Whether every instance heartbeats in the Kafka store's election topic (read with
+    ``read_uncommitted``, the last few seconds): after that no join is still to be seen."""
+    import orjson
+    from confluent_kafka import Consumer, TopicPartition
 
-    group = f"pyschemaregistry-{topic}"  # the Kafka store's default election.group
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    description = admin.describe_consumer_groups([group], request_timeout=5)[group].result(10)
-    return description.state == ConsumerGroupState.STABLE and len(description.members) == members
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "test-election-view",
+            "enable.auto.commit": False,
+        }
+    )
+    try:
+        tp = TopicPartition(f"{topic}-election", 0)
+        low, high = consumer.get_watermark_offsets(tp, timeout=10, cached=False)
+        consumer.assign([TopicPartition(tp.topic, 0, max(low, high - 200))])
+        seen: set[str] = set()
+        for msg in consumer.consume(num_messages=200, timeout=2):
+            if msg.error() is None and (msg.key() or b"").startswith(b"hb:"):
+                seen.add(orjson.loads(msg.value())["member"])
+        return len(seen) >= members
+    finally:
+        consumer.close()
 
 
 def write_users(path: Path, users: dict[str, str]) -> None:

@@ -49,7 +49,11 @@ def test_url_defaults_and_options() -> None:
         "_schemas-election",
         "pyschemaregistry-_schemas",
     )
-    assert (s.write_timeout, s.election_session_timeout_ms, s.client) == (10.0, 6000, {})
+    assert (s.write_timeout, s.election_lease_ms, s.client) == (10.0, 1500, {})
+    assert (s.election_heartbeat_ms, s.leader_wait_ms) == (250, 5000)
+    # the lease's old name (when the election was a consumer group's session) still works
+    s = parse_kafka_url("kafka://h:9092/?election.session.timeout.ms=600")
+    assert (s.election_lease_ms, s.election_heartbeat_ms) == (600, 100)
     s = parse_kafka_url(
         "kafka://h:9092/?topic=t&replication.factor=3&write.timeout.ms=500"
         "&security.protocol=SASL_SSL&sasl.mechanism=PLAIN&sasl.username=u&sasl.password=hunter2"
@@ -74,6 +78,7 @@ def test_url_defaults_and_options() -> None:
         ("kafka://h:9092/?topic=", "empty topic"),
         ("kafka://h:9092/?replication.factor=three", "not an integer"),
         ("kafka://h:9092/?write.timeout.ms=0", "must be positive"),
+        ("kafka://h:9092/?election.lease.ms=600&election.heartbeat.ms=300", "a third of"),
     ],
 )
 def test_bad_urls_are_refused(url: str, message: str) -> None:

@@ -139,7 +139,7 @@ def client_tls(settings: Settings) -> ssl.SSLContext:
     return context
 
 
-def _failure(leader: str, exc: httpx.HTTPError) -> str:
+def _failure(leader: str, exc: Exception) -> str:
     """Why forwarding to ``leader`` failed, naming an untrusted certificate as such."""
     cause: BaseException | None = exc
     while cause is not None and not isinstance(cause, ssl.SSLCertVerificationError):
@@ -200,6 +200,11 @@ class ForwardingMiddleware:
         self.store: Any = registry.store
         write_timeout = float(getattr(getattr(self.store, "settings", None), "write_timeout", 10))
         self.timeout = httpx.Timeout(write_timeout + 10, connect=5)
+        #: how long a write that finds no leader (or a leader that refuses connections) waits
+        #: for one before it answers 50004 (50003)
+        self.leader_wait = (
+            float(getattr(getattr(self.store, "settings", None), "leader_wait_ms", 5000)) / 1000
+        )
         self.max_body = registry.settings.max_request_bytes
         self._client: httpx.AsyncClient | None = None
 
@@ -219,21 +224,46 @@ class ForwardingMiddleware:
             return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         forwarded = any(k.lower() == FORWARD_HEADER for k, _ in headers)
-        leader = self.store.leader_url()
-        if self.store.is_leader or forwarded or leader == self.store.advertised_url:
+        if forwarded or self._leads():
             # the leader writes; a forwarded request is never forwarded again (the store
             # answers 50004 if this instance is not the leader after all)
             await self.app(scope, receive, self._with_applied_offset(send) if forwarded else send)
-            return
-        if not leader:
-            await _send_error(send, errors.unknown_leader())
             return
         body = await _read_body(receive, self.max_body)
         if body is None:  # larger than the server accepts: refused here, as the leader would
             too_large = "HTTP 413 Request Entity Too Large"
             await _send_error(send, errors.RegistryError(413, too_large, 413))
             return
-        await self._forward(scope, leader, raw_path, headers, body, send)
+        deadline = asyncio.get_running_loop().time() + self.leader_wait
+        refused: str | None = None  # the last leader URL that refused the connection
+        failure: Exception | None = None
+        while True:
+            leader = self.store.leader_url()
+            if self._leads():
+                await self.app(scope, _replay(body), send)
+                return
+            if not leader and getattr(self.store, "leader_named", lambda: False)():
+                break  # the leader serves no HTTP (e.g. the copy command): nothing to wait for
+            if leader and leader != refused:
+                failure = await self._forward(scope, leader, raw_path, headers, body, send)
+                if failure is None:
+                    return
+                refused = leader
+            if asyncio.get_running_loop().time() >= deadline:
+                break
+            await asyncio.sleep(0.05)
+        if isinstance(failure, errors.RegistryError):
+            await _send_error(send, failure)
+        elif refused is not None and failure is not None:
+            await _send_error(send, errors.forwarding_failed(_failure(refused, failure)))
+        else:
+            await _send_error(send, errors.unknown_leader())
+
+    def _leads(self) -> bool:
+        leader = self.store.leader_url()
+        return bool(self.store.is_leader) or (
+            leader is not None and leader == self.store.advertised_url
+        )
 
     async def _forward(
         self,
@@ -243,7 +273,10 @@ class ForwardingMiddleware:
         headers: list[tuple[str, str]],
         body: bytes,
         send: Any,
-    ) -> None:
+    ) -> Exception | None:
+        """Send the write to ``leader`` and its answer to the client; or, when nothing was
+        sent (connection refused), the leader refused it as not the leader, or it died with a
+        write that may be sent again (anything but a DELETE), return why without answering."""
         query = scope.get("query_string", b"").decode("latin-1")
         url = leader.rstrip("/") + raw_path + (f"?{query}" if query else "")
         out = [(k, v) for k, v in headers if k.lower() not in _HOP_BY_HOP | {PRINCIPAL_HEADER}]
@@ -264,10 +297,27 @@ class ForwardingMiddleware:
                 headers=out,
                 content=body,
             )
+        except httpx.ConnectError as exc:
+            # nothing was sent: the leader is gone (or not listening yet); the caller looks
+            # for the next leader until its wait is over
+            log.info("forwarding %s %s to %s: %r", scope["method"], raw_path, leader, exc)
+            return exc
+        except (httpx.ReadError, httpx.RemoteProtocolError) as exc:
+            if scope["method"].upper() != "DELETE":
+                # the leader died with the request: a registration or a config/mode write may
+                # be sent again (the same answer if it was done), to the next leader
+                log.info("forwarding %s %s to %s: %r", scope["method"], raw_path, leader, exc)
+                return exc
+            log.warning("forwarding %s %s to %s failed: %r", scope["method"], raw_path, leader, exc)
+            await _send_error(send, errors.forwarding_failed(_failure(leader, exc)))
+            return None
         except httpx.HTTPError as exc:
             log.warning("forwarding %s %s to %s failed: %r", scope["method"], raw_path, leader, exc)
             await _send_error(send, errors.forwarding_failed(_failure(leader, exc)))
-            return
+            return None
+        if response.status_code == 500 and _error_code(response) == 50004:
+            # the leader we knew no longer leads and refused the write before doing anything
+            return errors.unknown_leader(f"{leader} is no longer the leader")
         if response.is_success:
             await self._catch_up(_applied_offset(response.headers.get(APPLIED_OFFSET_HEADER)))
         reply_headers = [
@@ -280,6 +330,7 @@ class ForwardingMiddleware:
         start = {"type": "http.response.start", "status": response.status_code}
         await send({**start, "headers": reply_headers})
         await send({"type": "http.response.body", "body": response.content})
+        return None
 
     def _with_applied_offset(self, send: Any) -> Any:
         """``send`` with :data:`APPLIED_OFFSET_HEADER` added to the answer's headers."""
@@ -309,6 +360,29 @@ class ForwardingMiddleware:
                 timeout=self.timeout, follow_redirects=False, verify=self.tls
             )
         return self._client
+
+
+def _replay(body: bytes) -> Any:
+    """An ASGI ``receive`` that gives ``body`` (read already) once, then waits."""
+    sent = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # a disconnect would come here; we never disconnect
+        return {"type": "http.disconnect"}
+
+    return receive
+
+
+def _error_code(response: httpx.Response) -> int | None:
+    try:
+        code = response.json().get("error_code")
+    except (ValueError, AttributeError):
+        return None
+    return code if isinstance(code, int) else None
 
 
 async def _read_body(receive: Any, limit: int) -> bytes | None:

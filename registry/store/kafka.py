@@ -14,9 +14,16 @@ option                         default                           meaning
 ``topic``                      ``_schemas``                      the record log (1 partition,
                                                                  ``cleanup.policy=compact``)
 ``replication.factor``         min(live brokers, 3)              used when creating the topics
-``election.topic``             ``<topic>-election``              topic the election group uses
-``election.group``             ``pyschemaregistry-<topic>``      consumer group of the election
-``election.session.timeout.ms``  ``6000``                        how soon a dead leader is noticed
+``election.topic``             ``<topic>-election``              heartbeats, claims, resignations
+``election.group``             ``pyschemaregistry-<topic>``      prefix of the readers' group ids
+                                                                 (no consumer group is joined)
+``election.lease.ms``          ``1500``                          how long the leader's heartbeats
+                                                                 may be missing before a
+                                                                 follower claims (old name:
+                                                                 ``election.session.timeout.ms``)
+``election.heartbeat.ms``      lease / 6, at most ``250``        heartbeat period
+``leader.wait.ms``             ``5000``                          how long a write that finds no
+                                                                 leader waits for one
 ``transactional.id``           ``pyschemaregistry-<topic>``      shared by every leader: a new
                                                                  leader fences the old one
 ``write.timeout.ms``           ``10000``                         bound of one write (50002 after)
@@ -38,26 +45,30 @@ How it works:
   :meth:`readiness` says when the position the topic had at start-up is reached. A listener
   (``Registry.refresh``, installed by :func:`registry.api.forwarding.install`) is called as
   records arrive, so the state follows the topic without polling.
-* **Election** (``registry.store.kafka_leader``). Every instance joins the consumer group
-  ``election.group`` subscribed to the one-partition ``election.topic`` (``cooperative-sticky``,
-  so a joining instance does not move leadership). The member assigned partition 0 is the
-  leader; its ``client.id`` is its advertised URL, which the others read with
-  ``describe_consumer_groups`` to forward writes to it. A killed leader leaves the group after
-  ``election.session.timeout.ms`` and another member is assigned.
+* **Election** (``registry.store.kafka_election``, ``registry.store.kafka_leader``, where the
+  protocol is written down). Every instance reads the one-partition ``election.topic`` and
+  heartbeats into it; the latest ``claim`` record names the leader and its URL, to which
+  followers forward writes. A follower claims when the leader's heartbeats have been missing
+  for ``election.lease.ms`` while its own kept arriving; a stopping leader commits a ``resign``
+  record. No consumer group and no AdminClient after start-up (an admin request in flight when
+  a broker connection dropped aborted librdkafka). See ``docs/kafka-ha.md``.
 * **Writing** (leader only, ``registry.store.kafka_leader``). A transactional, idempotent
   producer (``acks=all``) with the fixed ``transactional.id``: a new leader's
   ``init_transactions`` aborts whatever the old leader left open and fences it, so a paused old
-  leader can never commit again. Then the leader reads up to the end of the topic before it
-  decides anything; each write reads to the high watermark, decides, produces in one transaction
-  and commits (``acks=all``: durable); the registry applies the committed records at the offsets
-  the delivery reports give (read-your-writes) and the reader skips them later. While the topic
+  leader can never commit again; its first transaction re-commits the records of aborted
+  transactions (so ``read_uncommitted`` readers agree) and its claim. Then the leader reads up
+  to the end of the topic before it decides anything; each write reads to the high watermark,
+  decides, produces in one transaction and commits (``acks=all``: durable); the registry
+  applies the committed records at the offsets the delivery reports give (read-your-writes)
+  and the reader skips them later. While the topic
   still ends where this leader's last commit left it, the next write needs no wait for the
   reader. Timeouts are 50002, other Kafka failures 50001, a record the broker finds too large
   42209.
 
 Records are Confluent's (``registry.records``) so a topic written by Confluent Schema Registry is
-served unchanged. Confluent's own instances read with ``read_uncommitted``; they read what this
-store commits, but should not share a topic with it as writers.
+served unchanged. Confluent's own instances read with ``read_uncommitted``; they conclude what
+this store commits (aborted records are always re-committed identically), but should not share a
+topic with it as writers.
 """
 
 from __future__ import annotations
@@ -70,7 +81,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-from confluent_kafka import KafkaException
+from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from registry import errors
@@ -79,7 +90,7 @@ from registry.store.base import LogStore, StoreTransaction, iter_batches, releas
 from registry.store.kafka_admin import ensure_topics
 from registry.store.kafka_keys import is_key_record
 from registry.store.kafka_leader import Leadership, write_error
-from registry.store.kafka_reader import TopicReader
+from registry.store.kafka_reader import TopicReader, uncommitted_after
 from registry.store.kafka_settings import KafkaSettings, KafkaStoreError, parse_kafka_url
 
 log = logging.getLogger(__name__)
@@ -119,7 +130,15 @@ class KafkaLogStore(LogStore):
         self.elect = elect
         self.description = self.settings.describe()
         self._stop = threading.Event()
-        self._leadership = Leadership(self.settings, self._client, self._stop, self.catch_up)
+        self._write_lock = threading.Lock()
+        self._leadership = Leadership(
+            self.settings,
+            self._client,
+            self._stop,
+            self.catch_up,
+            write_lock=self._write_lock,
+            aborted=self._aborted_tail,
+        )
         #: this instance's URL as other instances reach it (set before :meth:`open`)
         self.advertised_url = advertised_url
         self._reader: TopicReader | None = None
@@ -131,9 +150,7 @@ class KafkaLogStore(LogStore):
         self._wake = threading.Condition()  # the notifier waits here for new records
         self._arrivals = 0  # batches read by either reader (wakes the notifier)
         self._threads: list[threading.Thread] = []
-        self._admin: AdminClient | None = None
         self._cluster_id = "unknown"
-        self._write_lock = threading.Lock()
         #: asks the keys topic's end while the writer asks the schemas topic's (``exclusive``)
         self._probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kafka-keys-end")
         self._open_lock = threading.Lock()
@@ -195,10 +212,15 @@ class KafkaLogStore(LogStore):
                     log_name=KEYS_LOG,
                 )
             try:
-                self._admin = AdminClient(self._client())
-                self._cluster_id = ensure_topics(self._admin, self.settings)
+                # the only AdminClient, dropped once the topics are checked: an admin request
+                # waiting for a coordinator when a broker connection drops can abort
+                # librdkafka (see registry.store.kafka_leader)
+                admin = AdminClient(self._client())
+                self._cluster_id = ensure_topics(admin, self.settings)
             except KafkaException as exc:
                 raise KafkaStoreError(f"cannot open {self.description}: {exc}") from exc
+            finally:
+                admin = None
             try:
                 low, high = reader.open(self.settings.init_timeout)
             except KafkaException as exc:
@@ -216,7 +238,6 @@ class KafkaLogStore(LogStore):
                     each.draining = self._draining
                     each.on_records = self._arrived
             self._reader, self.keys = reader, keys
-            self._leadership.admin = self._admin
             log.info(
                 "opened %s: replaying offsets %d..%d in the background", self.description, low, high
             )
@@ -232,6 +253,8 @@ class KafkaLogStore(LogStore):
 
     def close(self) -> None:
         with self._open_lock:
+            if self._reader is not None and self.elect:
+                self._leadership.resign()  # a follower claims at once, no lease to wait for
             self._stop.set()
             with self._wake:
                 self._wake.notify_all()
@@ -243,10 +266,6 @@ class KafkaLogStore(LogStore):
                     reader.close()
             self.keys = self._reader = None
             self._probes.shutdown(wait=False)
-            producer = self._leadership.release()
-            if producer is not None:
-                producer.flush(1)
-            self._admin = self._leadership.admin = None
 
     def cluster_id(self) -> str:
         return self._cluster_id
@@ -393,6 +412,11 @@ class KafkaLogStore(LogStore):
         None when unknown."""
         return self._leadership.leader_url()
 
+    def leader_named(self) -> bool:
+        """Whether the election names another instance as the leader (with a URL or not:
+        the copy command's leader serves no HTTP)."""
+        return self._leadership.leader_named()
+
     def wait_leader(self, timeout: float) -> bool:
         """Block until this instance leads (used by the copy command)."""
         return self._leadership.wait_leader(timeout)
@@ -401,45 +425,92 @@ class KafkaLogStore(LogStore):
 
     @contextmanager
     def exclusive(self) -> Iterator[StoreTransaction]:
-        with self._write_lock:
-            deadline = time.monotonic() + self.settings.write_timeout
-            if not self.elect:
-                raise errors.unknown_leader(f"{self.description} was opened for reading only")
-            leadership = self._leadership
-            producer = leadership.leader_producer(deadline)
-            reader = self._schemas()
-            # the keys topic's end asked at the same time (one broker round trip of waiting,
-            # not two: a tenth of a registration batch's time)
-            keys_end = None
-            if self.keys is not None:
-                keys_end = self._probes.submit(
-                    self.keys.end_offset, max(0.1, deadline - time.monotonic())
+        deadline = time.monotonic() + self.settings.write_timeout
+        if not self.elect:
+            raise errors.unknown_leader(f"{self.description} was opened for reading only")
+        leadership = self._leadership
+        while True:
+            # wait for the leadership without the write lock: a claim takes it
+            leadership.leader_producer(deadline)
+            if not self._write_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                raise errors.operation_timeout("Timed out waiting for the store's write lock")
+            producer = leadership.producer
+            if producer is not None:
+                break
+            self._write_lock.release()
+        try:
+            yield from self._exclusive(leadership, producer, deadline)
+        finally:
+            self._write_lock.release()
+
+    def _exclusive(
+        self, leadership: Leadership, producer: Any, deadline: float
+    ) -> Iterator[StoreTransaction]:
+        reader = self._schemas()
+        if leadership.written_end < 0:
+            self._read_to_end(reader, deadline)
+        # else: the topic ends where our last commit left it, as far as anyone can have changed
+        # it: another writer must first fence our producer (init_transactions with the shared
+        # transactional.id) and then our commit fails; the state already holds our records
+        # (applied from the delivery reports) and every record before them. No ListOffsets
+        # round trip, no wait for the reader.
+        txn = _KafkaTransaction(self)
+        try:
+            yield txn
+        finally:
+            txn._open = False
+        if txn.staged:
+            txn.appended = leadership.produce(
+                producer, txn.staged, deadline, self._topic_of, self.keys
+            )
+
+    def _aborted_tail(self, timeout: float) -> list[tuple[str, bytes, bytes | None]]:
+        """(topic, key, value) of every data record after the last committed one of the
+        schemas and keys topics: records of aborted transactions (called by a new leader,
+        after ``init_transactions``: no transaction is open any more), to be re-committed
+        verbatim so that ``read_uncommitted`` readers conclude what ``read_committed`` ones
+        do (see :mod:`registry.store.kafka_leader`)."""
+        deadline = time.monotonic() + timeout
+        out: list[tuple[str, bytes, bytes | None]] = []
+        for reader in (self.keys, self._reader):
+            if reader is None:
+                continue
+            end = reader.end_offset(max(0.1, deadline - time.monotonic()))
+            if not reader.wait_position(end, deadline, unbounded=True):
+                raise KafkaException(KafkaError(KafkaError._TIMED_OUT, f"reading {reader.topic}"))
+            out.extend(
+                (reader.topic, key, value)
+                for key, value in uncommitted_after(
+                    self._client(**{"group.id": f"{self.settings.election_group}-aborted"}),
+                    reader.topic,
+                    reader.last_offset,
+                    end,
+                    max(0.1, deadline - time.monotonic()),
                 )
-            try:
-                end = reader.end_offset(max(0.1, deadline - time.monotonic()))
-            except KafkaException as exc:
-                raise write_error("reading the end of the topic", exc) from exc
-            # when the topic ends where our last commit left it, nothing was written since: the
-            # state already holds our records (applied from the delivery reports) and every
-            # record before them, so there is nothing to wait for the reader to fetch
-            # (the registry's write lock is held: its listener cannot take records meanwhile)
-            if end != leadership.written_end and not reader.wait_position(
-                end, deadline, unbounded=True
-            ):
-                raise errors.operation_timeout(
-                    f"Timed out reading {self.settings.topic} to offset {end} before writing"
-                )
-            if self.keys is not None and keys_end is not None:
-                self._wait_keys(self.keys, keys_end, deadline)
-            txn = _KafkaTransaction(self)
-            try:
-                yield txn
-            finally:
-                txn._open = False
-            if txn.staged:
-                txn.appended = leadership.produce(
-                    producer, txn.staged, deadline, self._topic_of, self.keys
-                )
+            )
+        return out
+
+    def _read_to_end(self, reader: TopicReader, deadline: float) -> None:
+        """Read the schemas and keys topics to their ends (the first write of a leader, or
+        after a failed one)."""
+        # the keys topic's end asked at the same time (one broker round trip of waiting,
+        # not two)
+        keys_end = None
+        if self.keys is not None:
+            keys_end = self._probes.submit(
+                self.keys.end_offset, max(0.1, deadline - time.monotonic())
+            )
+        try:
+            end = reader.end_offset(max(0.1, deadline - time.monotonic()))
+        except KafkaException as exc:
+            raise write_error("reading the end of the topic", exc) from exc
+        # (the registry's write lock is held: its listener cannot take records meanwhile)
+        if not reader.wait_position(end, deadline, unbounded=True):
+            raise errors.operation_timeout(
+                f"Timed out reading {self.settings.topic} to offset {end} before writing"
+            )
+        if self.keys is not None and keys_end is not None:
+            self._wait_keys(self.keys, keys_end, deadline)
 
     def _topic_of(self, key: bytes) -> str:
         """The keys topic for a KEK or DEK record (when the store has one), else ``topic``."""

@@ -32,7 +32,13 @@ def ensure_topics(admin: AdminClient, settings: KafkaSettings) -> str:
         )
     wanted = [
         NewTopic(settings.topic, 1, replication, config={"cleanup.policy": "compact"}),
-        NewTopic(settings.election_topic, 1, replication),
+        # heartbeats only matter for seconds: an hour of them is kept, in small segments
+        NewTopic(
+            settings.election_topic,
+            1,
+            replication,
+            config={"cleanup.policy": "delete", "retention.ms": "3600000", "segment.ms": "600000"},
+        ),
     ]
     if settings.keys_topic:
         wanted.append(

@@ -1,12 +1,35 @@
 """The Kafka store's write path: the leader election, the leader's transactional producer, and
 producing one write's records in one transaction.
 
-Every instance joins the consumer group ``election.group`` subscribed to the one-partition
-``election.topic`` (``cooperative-sticky``, so a joining instance does not move leadership). The
-member assigned partition 0 is the leader; its ``client.id`` is its advertised URL, which the
-others read with ``describe_consumer_groups`` to forward writes to it. A new leader's
-``init_transactions`` (fixed ``transactional.id``) aborts what the old leader left open and
-fences it; it then reads to the end of the topic before it decides anything.
+The protocol (the election topic's records and the rule to claim are in
+:mod:`registry.store.kafka_election`):
+
+* **Who writes.** Only the holder of the newest epoch of the shared ``transactional.id``. To
+  lead, an instance makes a transactional producer, calls ``init_transactions`` (the broker
+  aborts what the previous leader left open and fences every older producer: their commits fail
+  from now on), re-commits verbatim the data records of transactions that were aborted after
+  the last committed one (:func:`aborted_tail`), and commits a ``claim`` record to the election
+  topic in the same transaction; then it reads ``_schemas`` to its high watermark before it
+  decides anything. A leader that reads a newer claim than its own steps down.
+* **A zombie** (a paused or partitioned old leader) cannot commit: its producer is fenced. What
+  it produced stays uncommitted and is aborted by the next ``init_transactions``.
+* **Every reader concludes the same.** Records of aborted transactions stay in the topic, and a
+  reader that does not filter them (``read_uncommitted``: Confluent's registry, the console
+  consumer, backup tools) applies them. Because a new leader re-commits those records, identical,
+  before anything else, every aborted record is followed by the same committed record, and the
+  records are keyed state (applying one twice changes nothing): both kinds of reader build the
+  same state.
+* **Liveness.** Members heartbeat into the election topic; a follower claims when the leader's
+  heartbeats stopped for ``election.lease.ms`` while its own kept arriving (no election during a
+  broker outage), after a delay by rank. A leader that stops (``close``) commits a ``resign``
+  record so a follower claims at once. A leader whose transaction failed makes a new producer
+  and claims again (which re-commits the failed transaction's records if it was aborted).
+
+Threads: the election thread owns the election consumer and the heartbeat producer; the
+transactional producer is only used under ``write_lock`` (claims on the election thread, writes
+on the registry's write path), and a producer is dropped only after its outstanding requests
+are flushed. No AdminClient is used after start-up (a coordinator look-up in flight while a
+broker connection drops aborts librdkafka 2.x: ``rd_kafka_enq_once_del_source_return``).
 """
 
 from __future__ import annotations
@@ -14,22 +37,24 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
-from contextlib import suppress
 from typing import Any
 
-from confluent_kafka import (
-    Consumer,
-    ConsumerGroupState,
-    KafkaError,
-    KafkaException,
-    Producer,
-    TopicPartition,
-)
-from confluent_kafka.admin import AdminClient
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 from registry import errors
 from registry.records import KEYS_LOG, Record
+from registry.store.kafka_election import (
+    CLAIM_KEY,
+    HEARTBEAT_PREFIX,
+    RESIGN_KEY,
+    Claim,
+    ElectionView,
+    apply,
+    encode,
+    should_claim,
+)
 from registry.store.kafka_reader import TopicReader
 from registry.store.kafka_settings import KafkaSettings
 
@@ -39,6 +64,8 @@ _TIMEOUT_CODES = frozenset(
     {KafkaError._TIMED_OUT, KafkaError._MSG_TIMED_OUT, KafkaError.REQUEST_TIMED_OUT}
 )
 _TOO_LARGE_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE})
+#: election records read at start-up, at most (heartbeats name the leader: a few suffice)
+_HISTORY = 1000
 
 
 class Leadership:
@@ -50,104 +77,202 @@ class Leadership:
         client: Callable[..., dict[str, Any]],
         stop: threading.Event,
         catch_up: Callable[[float], bool],
+        write_lock: threading.Lock | None = None,
+        aborted: Callable[[float], list[tuple[str, bytes, bytes | None]]] | None = None,
     ) -> None:
         self.settings = settings
         self._client = client
         self._stop = stop
         self._catch_up = catch_up
+        self._aborted = aborted
+        #: serialises every call on the transactional producer (claims and writes)
+        self.write_lock = write_lock or threading.Lock()
         #: this instance's URL as other instances reach it
         self.advertised_url: str | None = None
-        self.admin: AdminClient | None = None
+        self.member = uuid.uuid4().hex[:16]
         self.lock = threading.Condition()
-        self.assigned = False
         self.producer: Producer | None = None
-        self._leader_url: str | None = None  # another member's URL, when it leads
-        self._leader_known = False
+        self._claim_offset = -1
+        self._view = ElectionView(self.member, time.monotonic())
         self.error: str | None = None
         self.settled = threading.Event()  # a leader was known at least once
         #: the end of the topic right after our last commit (its commit marker included), or
         #: -1: while the topic still ends there nobody else has written since
         self.written_end = -1
+        self._heartbeats: Producer | None = None
+        self._resigning = False
+        self._dropped_at = 0.0
+        self._claiming = False  # announced in our heartbeats while a claim is under way
+        self._beat_now = threading.Event()  # wakes the heartbeat thread
 
     # ---- who leads -------------------------------------------------------------------------
 
     def leader_url(self) -> str | None:
-        """The advertised URL of the leader: ours when we lead (or are becoming the leader),
-        None when unknown."""
-        if self.assigned:
-            return self.advertised_url
-        return self._leader_url
+        """The advertised URL of the leader: ours when we lead, None when unknown."""
+        with self.lock:
+            if self.producer is not None:
+                return self.advertised_url
+            leader = self._view.leader()
+            if leader is None or leader == self.member:
+                return None
+            url = self._view.leader_url()
+            return url if url and url.startswith("http") else None
+
+    def leader_named(self) -> bool:
+        """Whether the topic names a leader other than us (one that serves HTTP or not)."""
+        with self.lock:
+            leader = self._view.leader()
+            return leader is not None and leader != self.member
 
     def run(self) -> None:
-        """The election thread: stay in the group until the store stops."""
-        session = self.settings.election_session_timeout_ms
-        conf = self._client(
-            **{
-                "group.id": self.settings.election_group,
-                "client.id": self.advertised_url or "no-http",
-                "session.timeout.ms": session,
-                "heartbeat.interval.ms": max(100, session // 4),
-                "partition.assignment.strategy": "cooperative-sticky",
-                "enable.auto.commit": False,
-                "auto.offset.reset": "latest",
-            }
-        )
+        """The election thread: read the election topic, heartbeat, claim when the rule says
+        so, until the store stops."""
+        s = self.settings
+        beat = s.election_heartbeat_ms / 1000
+        lease = s.election_lease_ms / 1000
         try:
-            consumer = Consumer(conf)
-            consumer.subscribe(
-                [self.settings.election_topic],
-                on_assign=self._on_assign,
-                on_revoke=self._on_revoke,
-                on_lost=self._on_revoke,
+            consumer, history_end = self._open_election()
+            self._heartbeats = Producer(
+                self._client(
+                    **{
+                        "acks": "all",
+                        "linger.ms": 0,
+                        "enable.idempotence": False,
+                        "message.timeout.ms": max(1000, s.election_lease_ms),
+                        "client.id": f"{self.advertised_url or 'no-http'}-heartbeat",
+                    }
+                )
             )
         except KafkaException as exc:
             self.error = str(exc)
             log.error("cannot join the leader election: %s", exc)
             return
-        next_lookup = 0.0
+        beater = threading.Thread(
+            target=self._beat_loop, args=(beat,), name="kafka-heartbeat", daemon=True
+        )
+        beater.start()
         try:
             while not self._stop.is_set():
-                try:
-                    consumer.poll(0.1)
-                except KafkaException as exc:
-                    log.warning("leader election: %s", exc)
-                with self.lock:
-                    assigned, producer = self.assigned, self.producer
-                if assigned and producer is None:
-                    self._become_leader()
-                elif not assigned and time.monotonic() >= next_lookup:
-                    next_lookup = time.monotonic() + 0.5
-                    self._lookup_leader()
+                self._read(consumer, history_end, gap=3 * beat)
+                self._decide(lease, beat)
         finally:
-            with self.lock:
-                self.assigned = False
-                self.producer = None
-                self.lock.notify_all()
+            beater.join(timeout=5)
+            self._close_election(consumer)
+
+    def _beat_loop(self, beat: float) -> None:
+        """The heartbeat thread: the only user of the heartbeat producer."""
+        heartbeats = self._heartbeats
+        assert heartbeats is not None
+        while not self._stop.is_set() and not self._resigning:
+            self._beat_now.clear()
+            key, value = encode(
+                HEARTBEAT_PREFIX,
+                self.member,
+                self.advertised_url,
+                self._claim_offset if self.producer is not None else -1,
+                claiming=self._claiming,
+            )
             try:
-                consumer.close()  # leave the group: another instance takes over at once
-            except (KafkaException, RuntimeError) as exc:
-                log.warning("leaving the leader election: %s", exc)
+                heartbeats.produce(self.settings.election_topic, key=key, value=value, partition=0)
+            except (KafkaException, BufferError) as exc:
+                log.debug("heartbeat not sent: %s", exc)
+            heartbeats.poll(0)
+            self._beat_now.wait(beat)
 
-    def _on_assign(self, consumer: Any, partitions: list[TopicPartition]) -> None:
-        if any(p.partition == 0 for p in partitions):
-            log.info("assigned the election partition: becoming the leader")
-            with self.lock:
-                self.assigned = True
+    def _open_election(self) -> tuple[Consumer, int]:
+        consumer = Consumer(
+            self._client(
+                **{
+                    "group.id": f"{self.settings.election_group}-election-reader",
+                    "enable.auto.commit": False,
+                    "enable.auto.offset.store": False,
+                    "isolation.level": "read_uncommitted",
+                    "auto.offset.reset": "latest",
+                    "fetch.wait.max.ms": 20,
+                }
+            )
+        )
+        tp = TopicPartition(self.settings.election_topic, 0)
+        low, high = consumer.get_watermark_offsets(
+            tp, timeout=self.settings.init_timeout, cached=False
+        )
+        consumer.assign([TopicPartition(tp.topic, 0, max(low, high - _HISTORY))])
+        self._view = ElectionView(self.member, time.monotonic())
+        return consumer, high
+
+    def _close_election(self, consumer: Consumer) -> None:
+        heartbeats, self._heartbeats = self._heartbeats, None
+        if heartbeats is not None:
+            heartbeats.flush(2)
+        try:
+            consumer.close()
+        except (KafkaException, RuntimeError) as exc:
+            log.warning("closing the election reader: %s", exc)
+
+    def _read(self, consumer: Consumer, history_end: int, gap: float) -> None:
+        try:
+            messages = consumer.consume(num_messages=500, timeout=0.05)
+        except (KafkaException, RuntimeError) as exc:
+            log.warning("reading the election topic: %s", exc)
+            self._stop.wait(0.2)
+            return
+        now = time.monotonic()
+        with self.lock:
+            before = self._view.leader(), self._view.leader_url()
+            for msg in messages:
+                if msg.error() is not None:
+                    continue
+                apply(
+                    self._view,
+                    msg.key() or b"",
+                    msg.value(),
+                    msg.offset(),
+                    now,
+                    history=msg.offset() < history_end,
+                    gap=gap,
+                )
+            after = self._view.leader(), self._view.leader_url()
+            if after != before:
+                log.info("leader is now %s (%s)", after[1], after[0])
                 self.lock.notify_all()
+            if after[0] is not None and after[0] != self.member:
+                self.settled.set()
 
-    def _on_revoke(self, consumer: Any, partitions: list[TopicPartition]) -> None:
-        if any(p.partition == 0 for p in partitions):
-            with self.lock:
-                was = self.producer is not None
-                self.assigned = False
-                self.producer = None
-                self.lock.notify_all()
-            if was:
-                log.warning("lost the election partition: no longer the leader")
+    def _decide(self, lease: float, beat: float) -> None:
+        with self.lock:
+            view = self._view
+            leader = view.leader()
+            mine = self.producer is not None
+            newer = view.claim is not None and view.claim.offset > self._claim_offset
+            superseded = mine and leader != self.member and newer
+            # a failed transaction dropped our producer: claim again, once a newer claim (if
+            # the failure was a fencing) had the time to be read
+            lost_producer = (
+                self.producer is None
+                and leader == self.member
+                and not self._resigning
+                and time.monotonic() - self._dropped_at > 2 * beat
+            )
+            claim = not mine and should_claim(
+                view,
+                time.monotonic(),
+                lease=lease,
+                heartbeat=beat,
+                rank_step=2 * beat,
+                patience=max(lease, self.settings.write_timeout),
+            )
+        if superseded:
+            log.warning("a newer claim (%s) supersedes ours: no longer the leader", leader)
+            with self.write_lock:
+                self._drop(self.producer)
+        elif (claim or lost_producer) and not self._resigning:
+            self._claim()
 
-    def _become_leader(self) -> None:
+    # ---- claiming and resigning ------------------------------------------------------------
+
+    def _new_producer(self) -> Producer:
         timeout = self.settings.write_timeout
-        producer = Producer(
+        return Producer(
             self._client(
                 **{
                     "transactional.id": self.settings.transactional_id,
@@ -160,77 +285,130 @@ class Leadership:
                 }
             )
         )
+
+    def _claim(self) -> None:
+        self._claiming = True
+        self._beat_now.set()  # tell the others at once: they hold back meanwhile
+        began = time.monotonic()
         try:
-            producer.init_transactions(timeout)
-        except KafkaException as exc:
-            log.warning("leader: init_transactions failed, retrying: %s", exc)
-            self._stop.wait(0.5)
-            return
-        # every transaction of an earlier leader is now committed or aborted and that leader is
-        # fenced: what is below the high watermark is all that will ever precede our writes
-        self.written_end = -1
-        if not self._catch_up(max(timeout, 30.0)):
-            log.warning("leader: could not read to the end of %s; retrying", self.settings.topic)
-            return
-        with self.lock:
-            if not self.assigned:
+            self._claim_once()
+        finally:
+            self._claiming = False
+            self._beat_now.set()
+        if self.producer is not None:
+            log.info("claimed the leadership in %.2fs", time.monotonic() - began)
+
+    def _claim_once(self) -> None:
+        timeout = self.settings.write_timeout
+        with self.write_lock:
+            if self._stop.is_set():
                 return
-            self.producer = producer
-            self._leader_url = self.advertised_url
-            self._leader_known = True
-            self.lock.notify_all()
+            self._drop(self.producer)
+            producer = self._new_producer()
+            try:
+                producer.init_transactions(timeout)
+                # every transaction of an earlier leader is now committed or aborted and that
+                # leader is fenced: what is below the high watermark is all that will ever
+                # precede our writes
+                if not self._catch_up(max(timeout, 10.0)):
+                    raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "catching up"))
+                redo = self._aborted(timeout) if self._aborted is not None else []
+                offsets: list[int] = []
+
+                def on_delivery(err: KafkaError | None, msg: Any) -> None:
+                    if err is None and msg.topic() == self.settings.election_topic:
+                        offsets.append(msg.offset())
+
+                producer.begin_transaction()
+                for topic, key, value in redo:
+                    producer.produce(topic, key=key, value=value, partition=0)
+                key, value = encode(CLAIM_KEY, self.member, self.advertised_url)
+                producer.produce(
+                    self.settings.election_topic,
+                    key=key,
+                    value=value,
+                    partition=0,
+                    on_delivery=on_delivery,
+                )
+                producer.commit_transaction(timeout)
+                if redo:
+                    log.warning("re-committed %d records of aborted transactions", len(redo))
+                    if not self._catch_up(max(timeout, 10.0)):
+                        raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "catching up"))
+            except KafkaException as exc:
+                log.warning("claiming the leadership failed, will retry: %s", exc)
+                self._dispose(producer)
+                self._stop.wait(0.5)
+                return
+            with self.lock:
+                self.written_end = -1
+                self.producer = producer
+                self._claim_offset = offsets[0] if offsets else self._claim_offset
+                if offsets and (self._view.claim is None or self._view.claim.offset < offsets[0]):
+                    self._view.claim = Claim(offsets[0], self.member, self.advertised_url)
+                    self._view.resigned = False
+                self.lock.notify_all()
         self.settled.set()
         log.info("this instance (%s) is the leader", self.advertised_url)
 
-    def _lookup_leader(self) -> None:
-        admin = self.admin
-        if admin is None:
+    def resign(self) -> None:
+        """Stop leading and say so in the election topic (a follower claims at once)."""
+        self._resigning = True
+        self._beat_now.set()
+        with self.write_lock:
+            producer = self.producer
+            if producer is None:
+                return
+            try:
+                producer.begin_transaction()
+                key, value = encode(RESIGN_KEY, self.member, self.advertised_url)
+                producer.produce(self.settings.election_topic, key=key, value=value, partition=0)
+                producer.commit_transaction(min(5.0, self.settings.write_timeout))
+            except KafkaException as exc:
+                log.warning("could not record the resignation: %s", exc)
+            self._drop(producer)
+
+    def _drop(self, producer: Producer | None) -> None:
+        """Forget ``producer`` (under ``write_lock``)."""
+        if producer is None:
             return
-        group = self.settings.election_group
-        try:
-            description = admin.describe_consumer_groups([group], request_timeout=2)[group].result(
-                timeout=3
-            )
-        except (KafkaException, TimeoutError, Exception) as exc:
-            log.debug("looking up the leader failed: %s", exc)
-            return
-        url: str | None = None
-        for member in description.members:
-            assignment = getattr(member.assignment, "topic_partitions", None) or []
-            if any(
-                tp.topic == self.settings.election_topic and tp.partition == 0 for tp in assignment
-            ):
-                url = member.client_id
-        if url is None and description.state != ConsumerGroupState.STABLE:
-            # mid-rebalance (an instance joining or leaving) the group shows no assignment; the
-            # cooperative-sticky leader keeps its partition through it, so the leader we knew
-            # stays the one to forward to (forgetting it made writes here 50004 on scale-out)
-            return
+        self.written_end = -1
         with self.lock:
-            if url != self._leader_url:
-                log.info("leader is now %s", url)
-            self._leader_url = url if url and url.startswith("http") else None
-            self._leader_known = url is not None
+            if self.producer is producer:
+                self.producer = None
+                self._dropped_at = time.monotonic()
             self.lock.notify_all()
-        if url is not None:
-            self.settled.set()
+        self._dispose(producer)
+
+    @staticmethod
+    def _dispose(producer: Producer) -> None:
+        """Let ``producer``'s requests end before the handle goes (never destroyed with
+        requests in flight)."""
+        try:
+            producer.purge(in_queue=True, in_flight=False)
+            producer.flush(2)
+        except (KafkaException, RuntimeError) as exc:
+            log.debug("disposing of a producer: %s", exc)
 
     def release(self) -> Producer | None:
-        """Forget the producer and the election partition (the store is closing)."""
-        with self.lock:
-            producer, self.producer = self.producer, None
-            self.assigned = False
-        return producer
+        """Resign (the store is closing)."""
+        self.resign()
+        return None
 
     # ---- the producer ----------------------------------------------------------------------
 
     def leader_producer(self, deadline: float) -> Producer:
-        """Our producer once we lead; 50004 when another instance leads or none is known."""
+        """Our producer once we lead (waiting while we are becoming the leader or no leader
+        is named); 50004 when another instance leads or the deadline passes."""
         with self.lock:
             while self.producer is None:
-                if self._leader_url is not None and not self.assigned and self._leader_known:
+                leader = self._view.leader()
+                if leader is not None and leader != self.member:
+                    url = self._view.leader_url()
                     raise errors.unknown_leader(
-                        f"This instance is not the leader; the leader is {self._leader_url}"
+                        f"This instance is not the leader; the leader is {url}"
+                        if url
+                        else "Leader not known."
                     )
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._stop.is_set():
@@ -250,12 +428,9 @@ class Leadership:
             return True
 
     def _drop_producer(self, producer: Producer) -> None:
-        self.written_end = -1
-        with self.lock:
-            if self.producer is producer:
-                self.producer = None  # the election thread makes (and fences with) a new one
-        with suppress(KafkaException, RuntimeError):
-            producer.purge()
+        """After a failed transaction (under ``write_lock``): the election thread makes a new
+        producer and claims again."""
+        self._drop(producer)
 
     def produce(
         self,

@@ -36,18 +36,24 @@ _TRANSIENT_CODES = frozenset(
         KafkaError.LEADER_NOT_AVAILABLE,
         KafkaError.UNKNOWN_TOPIC_OR_PART,
         KafkaError._TRANSPORT,
+        KafkaError._TIMED_OUT,
+        KafkaError.REQUEST_TIMED_OUT,
     }
 )
+#: longest single watermark request (then it is asked again, of the leader known by then)
+_ATTEMPT = 2.0
 
 
 def watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[int, int]:
-    """(low, high) watermarks, retrying while a new topic's partition gets its leader."""
+    """(low, high) watermarks, retrying while a new topic's partition gets its leader, or while
+    the partition's leader moves (a broker died: the request to it times out; librdkafka
+    learns the new leader between attempts, so each attempt is short)."""
     deadline = time.monotonic() + timeout
     while True:
         remaining = deadline - time.monotonic()
         try:
             low, high = consumer.get_watermark_offsets(
-                tp, timeout=max(remaining, 0.1), cached=False
+                tp, timeout=max(min(remaining, _ATTEMPT), 0.1), cached=False
             )
             return int(low), int(high)
         except KafkaException as exc:
@@ -55,9 +61,47 @@ def watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[
             transient = isinstance(err, KafkaError) and (
                 err.code() in _TRANSIENT_CODES or err.retriable()
             )
-            if not transient or remaining <= 0.2:
+            if not transient or deadline - time.monotonic() <= 0.2:
                 raise
             time.sleep(0.1)
+
+
+def uncommitted_after(
+    conf: dict[str, Any], topic: str, after: int, end: int, timeout: float
+) -> list[tuple[bytes, bytes | None]]:
+    """(key, value) of the data records of partition 0 between ``after`` (exclusive) and
+    ``end`` as a ``read_uncommitted`` reader sees them (records of aborted transactions
+    included; a ``read_committed`` reader that read to ``end`` and whose last record is at
+    ``after`` saw none of them)."""
+    if end <= after + 1:
+        return []
+    consumer = Consumer(
+        {
+            **conf,
+            "enable.auto.commit": False,
+            "isolation.level": "read_uncommitted",
+            "enable.partition.eof": True,
+        }
+    )
+    out: list[tuple[bytes, bytes | None]] = []
+    deadline = time.monotonic() + timeout
+    try:
+        consumer.assign([TopicPartition(topic, 0, after + 1)])
+        while time.monotonic() < deadline:
+            msg = consumer.poll(0.2)
+            if msg is None:
+                continue
+            err = msg.error()
+            if err is not None:
+                if err.code() == KafkaError._PARTITION_EOF and (msg.offset() or 0) >= end:
+                    return out
+                continue
+            if msg.offset() >= end:
+                return out
+            out.append((msg.key() or b"", msg.value()))
+    finally:
+        consumer.close()
+    raise KafkaException(KafkaError(KafkaError._TIMED_OUT, f"reading {topic} uncommitted"))
 
 
 def _never() -> bool:

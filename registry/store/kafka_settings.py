@@ -25,7 +25,11 @@ class KafkaSettings:
     replication_factor: int | None = None
     election_topic: str = ""
     election_group: str = ""
-    election_session_timeout_ms: int = 6000
+    #: how long the leader's heartbeats may be missing before a follower claims
+    election_lease_ms: int = 1500
+    election_heartbeat_ms: int = 250
+    #: how long a write that finds no leader waits for one (then 50004/50003)
+    leader_wait_ms: int = 5000
     transactional_id: str = ""
     write_timeout: float = 10.0
     init_timeout: float = 60.0
@@ -77,17 +81,31 @@ def parse_kafka_url(url: str) -> KafkaSettings:
         return value
 
     replication = number("replication.factor", None)
-    session = number("election.session.timeout.ms", 6000)
+    # election.session.timeout.ms: the name of the lease when the election was a group's
+    legacy = number("election.session.timeout.ms", None)
+    lease = number("election.lease.ms", legacy or 1500)
+    heartbeat = number("election.heartbeat.ms", None)
+    leader_wait = number("leader.wait.ms", 5000)
     write_ms = number("write.timeout.ms", 10_000)
     init_ms = number("init.timeout.ms", 60_000)
-    assert session is not None and write_ms is not None and init_ms is not None
+    assert lease is not None and write_ms is not None and init_ms is not None
+    assert leader_wait is not None
+    if heartbeat is None:
+        heartbeat = max(20, min(250, lease // 6))
+    if heartbeat * 3 > lease:
+        raise ValueError(
+            f"election.heartbeat.ms={heartbeat} in {url!r} must be at most a third of "
+            f"election.lease.ms={lease}"
+        )
     return KafkaSettings(
         bootstrap=bootstrap,
         topic=topic,
         replication_factor=replication,
         election_topic=options.pop("election.topic", f"{topic}-election"),
         election_group=options.pop("election.group", f"pyschemaregistry-{topic}"),
-        election_session_timeout_ms=session,
+        election_lease_ms=lease,
+        election_heartbeat_ms=heartbeat,
+        leader_wait_ms=leader_wait,
         transactional_id=options.pop("transactional.id", f"pyschemaregistry-{topic}"),
         write_timeout=write_ms / 1000,
         init_timeout=init_ms / 1000,
