@@ -77,6 +77,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="audit reads too (env SCHEMA_REGISTRY_AUDIT_READS)",
     )
 
+    serve.add_argument(
+        "--v8-fields-by-header",
+        action="store_true",
+        default=None,
+        help="answer guid, ts, deleted and Avro's schemaType only to requests carrying "
+        "Confluent-Accept-Unknown-Properties or Confluent-Client-Version, as Confluent Cloud "
+        "(default: always, as Confluent Platform 8.x; env SCHEMA_REGISTRY_V8_FIELDS_BY_HEADER)",
+    )
+
     user = commands.add_parser("user", help="manage the HTTP Basic users file")
     user_commands = user.add_subparsers(dest="user_command", required=True)
     user_add = user_commands.add_parser(
@@ -135,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             audit_stdout=getattr(args, "audit_stdout", None),
             audit_fail_closed=getattr(args, "audit_fail_closed", None),
             audit_reads=getattr(args, "audit_reads", None),
+            v8_fields_by_header=getattr(args, "v8_fields_by_header", None),
         )
         from registry.logging_setup import configure as configure_logging
 

@@ -26,6 +26,12 @@ class Settings:
     #: dotted part must be a valid name), Unicode letters allowed in names, a union's default
     #: checked against its first branch only (8.x: any branch)
     avro_7_9_validation: bool = False
+    #: answer the fields Confluent 8.0 added to its schema entities (``guid``, ``schemaType``
+    #: for Avro, ``ts``, ``deleted``) only to requests that carry
+    #: ``Confluent-Accept-Unknown-Properties: true`` or ``Confluent-Client-Version``, as
+    #: Confluent Cloud does; off (default): to every request, as self-managed Confluent
+    #: Platform 8.x does
+    v8_fields_by_header: bool = False
     #: whether PUT/DELETE /mode are allowed (mode.mutability)
     mode_mutability: bool = True
     #: seconds between polls for records written by other processes sharing the store

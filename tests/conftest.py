@@ -38,7 +38,12 @@ def sqlite_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def registry(sqlite_url: str) -> Iterator[Registry]:
-    reg = Registry(open_store(sqlite_url), Settings(poll_interval=0))
+    """A registry answering Confluent Cloud's shapes (``v8_fields_by_header``: 8.0's ``guid``,
+    ``ts``, ``deleted`` and Avro's ``schemaType`` only to requests with Confluent's client
+    headers), the 7.x shapes most API tests were written against; the default, Confluent
+    Platform 8.x's shapes for every request, is tested in ``test_api_response_shapes.py`` and
+    by the live servers the client tests run against."""
+    reg = Registry(open_store(sqlite_url), Settings(poll_interval=0, v8_fields_by_header=True))
     reg.start()
     try:
         yield reg

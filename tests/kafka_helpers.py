@@ -28,8 +28,9 @@ def wait_ready(client: TestClient, timeout: float = 60) -> None:
 
 @contextmanager
 def kafka_client(url: str) -> Iterator[TestClient]:
-    """A registry on ``url`` (started by the app's lifespan) behind a test client, ready."""
-    registry = Registry(open_store(url), Settings(poll_interval=0))
+    """A registry on ``url`` (started by the app's lifespan) behind a test client, ready; with
+    Confluent Cloud's response shapes, as the ``registry`` fixture (see tests/conftest.py)."""
+    registry = Registry(open_store(url), Settings(poll_interval=0, v8_fields_by_header=True))
     app = create_app(registry)
     with TestClient(app, headers={"Content-Type": CONTENT_TYPE}) as client:
         wait_ready(client)

@@ -117,7 +117,7 @@ def test_a_topic_written_by_confluent_is_served_unchanged(
             "id": 1,
             "schema": avro("Order"),
         }
-        assert client.get("/schemas/ids/2").json() == {"schema": avro("Order2")}
+        assert client.get("/schemas/ids/2").json()["schema"] == avro("Order2")
         assert client.get("/schemas/ids/6").json() == {"schemaType": "JSON", "schema": JSON_SCHEMA}
         assert client.get("/config").json()["compatibilityLevel"] == "FULL"
         assert client.get("/config/orders-value").json()["compatibilityLevel"] == "NONE"
@@ -132,11 +132,11 @@ def test_a_topic_written_by_confluent_is_served_unchanged(
 
         # ours continues the topic: the next id follows Confluent's highest in the context
         new = client.post("/subjects/new-value/versions", json={"schema": avro("New")})
-        assert new.json() == {"id": 7}
+        assert new.json()["id"] == 7
         again = client.post("/subjects/other/versions", json={"schema": avro("Order")})
-        assert again.json() == {"id": 1}  # same schema, same id across subjects
+        assert again.json()["id"] == 1  # same schema, same id across subjects
         team = client.post("/subjects/:.team:more/versions", json={"schema": avro("More")})
-        assert team.json() == {"id": 2}
+        assert team.json()["id"] == 2
 
     # what ours appended is Confluent's format
     appended = read_topic(kafka_bootstrap, kafka_topic)[len(CONFLUENT_RECORDS) :]

@@ -150,7 +150,7 @@ def test_writes_confluent_records_and_tombstones_on_the_original_key(
     produce_raw(kafka_bootstrap, kafka_topic, [(old_key, old_value)])
     with kafka_client(kafka_url) as client:
         assert client.get("/schemas/ids/7").json()["schema"] == AVRO_1
-        assert client.post("/subjects/new/versions", json={"schema": AVRO_1}).json() == {"id": 7}
+        assert client.post("/subjects/new/versions", json={"schema": AVRO_1}).json()["id"] == 7
         assert client.put("/config/new", json={"compatibility": "FULL"}).status_code == 200
         assert client.delete("/subjects/old").json() == [1]
         assert client.delete("/subjects/old?permanent=true").json() == [1]
@@ -184,11 +184,11 @@ def test_replay_serves_the_same_answers_in_a_new_instance(kafka_url: str) -> Non
         "/subjects/:.ctx:c/versions/1",
     ]
     with kafka_client(kafka_url) as client:
-        assert client.post("/subjects/a/versions", json={"schema": AVRO_1}).json() == {"id": 1}
-        assert client.post("/subjects/a/versions", json={"schema": AVRO_2}).json() == {"id": 2}
+        assert client.post("/subjects/a/versions", json={"schema": AVRO_1}).json()["id"] == 1
+        assert client.post("/subjects/a/versions", json={"schema": AVRO_2}).json()["id"] == 2
         # read-your-writes on the instance written to
         assert client.get("/subjects/a/versions/latest").json()["id"] == 2
-        assert client.post("/subjects/b/versions", json={"schema": AVRO_1}).json() == {"id": 1}
+        assert client.post("/subjects/b/versions", json={"schema": AVRO_1}).json()["id"] == 1
         assert client.delete("/subjects/b/versions/1").json() == 1
         assert client.post("/subjects/:.ctx:c/versions", json={"schema": AVRO_1}).status_code == 200
         assert client.put("/config", json={"compatibility": "NONE"}).status_code == 200
@@ -307,7 +307,7 @@ def test_writes_fail_with_50001_or_50002_when_the_broker_goes_away() -> None:
     try:
         with kafka_client(url) as client:
             ok = client.post("/subjects/s/versions", json={"schema": AVRO_1})
-            assert ok.json() == {"id": 1}
+            assert ok.json()["id"] == 1
             subprocess.run(
                 ["bash", str(SCRIPT), "stop", "--dir", directory], timeout=120, check=True
             )

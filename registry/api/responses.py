@@ -1,10 +1,13 @@
 """Response shapes and the JSON response class.
 
-A request from a Confluent client gets the fields Confluent 8.0 added to its entities
-(``guid``, ``schemaType`` even for Avro, ``ts``, ``deleted``): Confluent Cloud returns them when
-the request carries ``Confluent-Accept-Unknown-Properties: true``, which Confluent's clients send
-on requests with a body; on the others they send ``Confluent-Client-Version``, so either header
-counts. Other callers (curl, UIs, tools recorded against 7.x) keep Confluent 7.x's shapes.
+Every request gets the fields Confluent 8.0 added to its entities (``guid``, ``schemaType``
+even for Avro, ``ts``, ``deleted``), as self-managed Confluent Platform 8.x answers them: its
+``Schema`` and ``SchemaString`` entities carry them whatever the request's headers
+(``SchemaValue.toSchemaEntity``, ``KafkaSchemaRegistry.get``). With the setting
+``v8_fields_by_header`` they go only to a request carrying
+``Confluent-Accept-Unknown-Properties: true`` (Confluent's clients send it on requests with a
+body) or ``Confluent-Client-Version`` (sent on the others), as Confluent Cloud does; other
+callers then keep Confluent 7.x's shapes.
 """
 
 from __future__ import annotations
@@ -81,7 +84,10 @@ CLIENT_VERSION = "confluent-client-version"
 
 
 def wants_v8(request: Request) -> bool:
-    """Whether a Confluent client asks: the fields Confluent 8.0 added to its entities."""
+    """Whether to answer the fields Confluent 8.0 added to its entities: always, unless the
+    setting ``v8_fields_by_header`` asks for Confluent Cloud's gating on the client's headers."""
+    if not request.app.state.registry.settings.v8_fields_by_header:
+        return True
     headers = request.headers
     return headers.get(ACCEPT_UNKNOWN, "").strip().lower() == "true" or CLIENT_VERSION in headers
 
