@@ -50,7 +50,7 @@ def list_versions(
     deleted_only: bool = False,
     deleted_as_negative: bool = False,
 ) -> list[int]:
-    versions = _versions_with_fallback(reg, subject, deleted or deleted_only)
+    versions = _own_versions(reg, subject, deleted or deleted_only)
     if not versions:
         raise errors.subject_not_found(subject)
     if deleted_as_negative:
@@ -102,23 +102,11 @@ def _get_version_in(
     return sv
 
 
-def _versions_with_fallback(reg: Registry, subject: str, deleted: bool) -> list[SchemaVersion]:
-    versions = [v for v in reg.state.versions(subject).values() if deleted or not v.deleted]
-    if versions:
-        return versions
-    qs = parse_subject(subject)
-    if qs.context == DEFAULT_CONTEXT:
-        for name in reg.state.context_names():
-            if name == DEFAULT_CONTEXT:
-                continue
-            found = [
-                v
-                for v in reg.state.versions(f":{name}:{qs.name}").values()
-                if deleted or not v.deleted
-            ]
-            if found:
-                return found
-    return []
+def _own_versions(reg: Registry, subject: str, deleted: bool) -> list[SchemaVersion]:
+    """``subject``'s own versions: listing them (``listVersions``) and the latest with metadata
+    look in the subject's context only (Confluent 8.x's ``getAllVersions`` and
+    ``getAllSchemaKeysDescending``; only ``/versions/{v}`` and lookups try other contexts)."""
+    return [v for v in reg.state.versions(subject).values() if deleted or not v.deleted]
 
 
 def referenced_by(reg: Registry, subject: str, version: int, deleted: bool = False) -> list[int]:
@@ -241,7 +229,7 @@ def _has_rule_type(sv: SchemaVersion, rule_type: str) -> bool:
 def latest_with_metadata(
     reg: Registry, subject: str, wanted: dict[str, str], deleted: bool = False
 ) -> SchemaVersion:
-    versions = _versions_with_fallback(reg, subject, deleted)
+    versions = _own_versions(reg, subject, deleted)
     if not versions:
         raise errors.subject_not_found(subject)
     for sv in sorted(versions, key=lambda v: v.version, reverse=True):
