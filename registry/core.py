@@ -60,19 +60,6 @@ class SchemaRequest:
     id: int | None = None
     version: int | None = None
 
-    def describe(self, subject: str) -> str:
-        """Java's ``Schema.toString`` as Confluent prints it in invalid-schema messages."""
-        refs = ", ".join(
-            f"{{name='{r.get('name')}', subject='{r.get('subject')}', version={r.get('version')}}}"
-            for r in self.references or []
-        )
-        schema_id = self.id if self.id is not None else -1
-        return (
-            f"{{subject={subject},version={self.version or 0},id={schema_id},"
-            f"schemaType={self.schema_type},references=[{refs}],metadata={_java(self.metadata)},"
-            f"ruleSet={_java(self.rule_set)},schema={self.schema},schemaTags=null}}"
-        )
-
 
 #: records applied at once after which the state is frozen out of the garbage collector
 FREEZE_AFTER = 10_000

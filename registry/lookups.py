@@ -68,20 +68,18 @@ def make_candidate(
             target = reg.resolve_reference(subject, ref, include_deleted=include_deleted_refs)
         except errors.RegistryError as exc:
             # Confluent resolves references inside the format's parser, whose failure message
-            # wraps the reason
+            # wraps the reason (8.5's ``loadSchema``)
             raise errors.invalid_schema(
-                f"Invalid schema {req.describe(subject)} with refs {_refs_text(references)} "
-                f"of type {req.schema_type}, details: {exc.message}"
+                f"Invalid schema of type {req.schema_type}, details: {exc.message}"
             ) from exc
         pinned.append({"name": ref["name"], "subject": ref["subject"], "version": target.version})
     if normalize:
         pinned = _sorted_unique(pinned)
 
     def invalid(exc: InvalidSchemaError) -> errors.RegistryError:
-        return errors.invalid_schema(
-            f"Invalid schema {req.describe(subject)} with refs {_refs_text(pinned)} of type "
-            f"{req.schema_type}, details: {exc}"
-        )
+        # Confluent 8.5's ``loadSchema``: the type and the parser's reason (7.x also printed the
+        # whole request and its references)
+        return errors.invalid_schema(f"Invalid schema of type {req.schema_type}, details: {exc}")
 
     def parse() -> ParsedSchema:
         try:
@@ -147,23 +145,6 @@ def stored_as_canonical(
             return None
         sv.forms |= CANONICAL_SAME if canonical == sv.schema else CANONICAL_DIFFERS
     return sv if sv.forms & CANONICAL_SAME else None
-
-
-def _refs_text(refs: list[dict[str, Any]]) -> str:
-    """A Java ``List<SchemaReference>`` as Confluent prints it."""
-    return (
-        "["
-        + ", ".join(
-            f"{{name='{_java(r.get('name'))}', subject='{_java(r.get('subject'))}', "
-            f"version={_java(r.get('version'))}}}"
-            for r in refs
-        )
-        + "]"
-    )
-
-
-def _java(value: object) -> str:
-    return "null" if value is None else str(value)
 
 
 def _sorted_unique(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -41,6 +41,7 @@ NOT_NULL_BODIES = {
     ("PUT", "/associations/resources/{resource_id}"): "createOrUpdateAssociation.arg5",
     ("POST", "/associations:batchGet"): "batchGetAssociations.arg1",
     ("POST", "/associations:batchMutate"): "mutateAssociations.arg4",
+    ("POST", "/subjects/{subject}/versions/{version}/tags"): "modifyTags.arg4",
 }
 
 
@@ -133,8 +134,11 @@ def _int(body: dict[str, Any], field: str) -> int | None:
     if isinstance(value, float) and math.isfinite(value) and -(2**31) < value < 2**31:
         return int(value)  # Jackson's ACCEPT_FLOAT_AS_INT (on by default) truncates: 1.7 -> 1
     if isinstance(value, str):
+        text = value.strip()
+        if text in ("", "null"):  # Jackson: an empty String (and "null") is a null Integer
+            return None
         try:
-            return int(value.strip())
+            return int(text)
         except ValueError:
             pass
     raise _mapping_error(field, "java.lang.Integer", value)
@@ -166,7 +170,8 @@ def schema_request(body: Any) -> SchemaRequest:
     schema_type = _string(body, "schemaType")
     metadata = _dict(body, "metadata")
     if metadata is not None:
-        _check_metadata(metadata)
+        metadata = _metadata(metadata)
+    _rule_enums(body.get("ruleSet"))
     return SchemaRequest(
         schema=_string(body, "schema"),
         # Confluent looks the type up as written: "avro" or "" is an unknown type (42201)
@@ -179,27 +184,113 @@ def schema_request(body: Any) -> SchemaRequest:
     )
 
 
-def _check_metadata(metadata: dict[str, Any]) -> None:
+def _scalar_text(value: Any) -> str | None:
+    """A JSON scalar bound to a Java ``String`` as Jackson coerces it (``1`` is ``"1"``,
+    ``true`` is ``"true"``); None for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return None
+
+
+def _strings(values: Any, field: str, expected: str) -> list[str]:
+    """A JSON array bound to a ``Set<String>``: each scalar element as its text."""
+    if not isinstance(values, list):
+        raise _mapping_error(field, expected, values)
+    out: list[str] = []
+    for value in values:
+        text = _scalar_text(value)
+        if text is None:
+            raise _mapping_error(field, "java.lang.String", value)
+        out.append(text)
+    return out
+
+
+_ENTITIES = "io.confluent.kafka.schemaregistry.client.rest.entities."
+#: the enums of a ``Rule``, in declaration order (``RuleKind``, ``RuleMode``)
+RULE_ENUMS = {
+    "kind": ("RuleKind", ("TRANSFORM", "CONDITION")),
+    "mode": ("RuleMode", ("UPGRADE", "DOWNGRADE", "UPDOWN", "WRITE", "READ", "WRITEREAD")),
+}
+
+
+def _rule_enums(rule_set: Any) -> None:
+    """A rule's ``kind`` and ``mode`` as Jackson binds them to Confluent's enums: the constant's
+    exact name (case matters), or its index for a number; anything else is a 400 before any
+    rule-set validation (a kind ``BOGUS`` is not 42210). Other shapes are left to the rule-set
+    validation."""
+    if not isinstance(rule_set, dict):
+        return
+    for group in ("migrationRules", "domainRules", "encodingRules"):
+        rules = rule_set.get(group)
+        if not isinstance(rules, list):
+            continue
+        for rule in rules:
+            if not isinstance(rule, dict):
+                continue
+            for field, (enum, names) in RULE_ENUMS.items():
+                value = rule.get(field)
+                if value is None or (isinstance(value, str) and value in names):
+                    continue
+                if isinstance(value, int) and not isinstance(value, bool):
+                    if 0 <= value < len(names):
+                        rule[field] = names[value]
+                        continue
+                    raise errors.RegistryError(
+                        400,
+                        f"Cannot deserialize value of type `{_ENTITIES}{enum}` from number "
+                        f"{value}: index value outside legal index range [0..{len(names) - 1}]",
+                    )
+                if isinstance(value, str):
+                    raise errors.RegistryError(
+                        400,
+                        f"Cannot deserialize value of type `{_ENTITIES}{enum}` from String "
+                        f"{json.dumps(value)}: not one of the values accepted for Enum class: "
+                        f"[{', '.join(names)}]",
+                    )
+                raise _mapping_error(field, _ENTITIES + enum, value)
+
+
+def _metadata(metadata: dict[str, Any], field: str = "metadata") -> dict[str, Any]:
+    """``Metadata`` as Jackson binds it: only ``tags`` (``Map<String, Set<String>>``),
+    ``properties`` (``Map<String, String>``) and ``sensitive`` (``Set<String>``); unknown
+    keys are dropped (``@JsonIgnoreProperties(ignoreUnknown = true)``), a number or boolean
+    where a string belongs is its text (``{"k": 1}`` is ``{"k": "1"}``)."""
+    out: dict[str, Any] = {}
     tags = metadata.get("tags")
-    if tags is not None and (
-        not isinstance(tags, dict)
-        or not all(
-            isinstance(v, list) and all(isinstance(t, str) for t in v) for v in tags.values()
-        )
-    ):
-        raise _mapping_error("metadata.tags", "java.util.Map", tags)
+    if tags is not None:
+        if not isinstance(tags, dict):
+            raise _mapping_error(f"{field}.tags", "java.util.Map", tags)
+        out["tags"] = {k: _strings(v, f"{field}.tags", "java.util.Set") for k, v in tags.items()}
     props = metadata.get("properties")
-    if props is not None and (
-        not isinstance(props, dict) or not all(isinstance(v, str) for v in props.values())
-    ):
-        raise _mapping_error("metadata.properties", "java.util.Map", props)
+    if props is not None:
+        if not isinstance(props, dict):
+            raise _mapping_error(f"{field}.properties", "java.util.Map", props)
+        bound: dict[str, str] = {}
+        for key, value in props.items():
+            text = _scalar_text(value)
+            if text is None:
+                raise _mapping_error(f"{field}.properties", "java.lang.String", value)
+            bound[key] = text
+        out["properties"] = bound
     sensitive = metadata.get("sensitive")
-    if sensitive is not None and (
-        not isinstance(sensitive, list) or not all(isinstance(v, str) for v in sensitive)
-    ):
-        raise _mapping_error("metadata.sensitive", "java.util.Set", sensitive)
+    if sensitive is not None:
+        out["sensitive"] = _strings(sensitive, f"{field}.sensitive", "java.util.Set")
+    return out
 
 
+#: ``ConfigUpdateRequest``'s ``String`` fields
+CONFIG_STRINGS = (
+    "alias",
+    "aliasForDeks",
+    "compatibility",
+    "compatibilityLevel",
+    "compatibilityPolicy",
+    "compatibilityGroup",
+)
 CONFIG_BOOLEANS = ("normalize", "validateFields", "validateRules", "validateNewSchemas")
 
 
@@ -234,7 +325,16 @@ def config_body(body: Any) -> dict[str, Any]:
     for field in ("defaultMetadata", "overrideMetadata"):
         value = config.get(field)
         if isinstance(value, dict):  # the same mapping as a schema's metadata
-            _check_metadata(value)
+            config[field] = _metadata(value, field)
+    for field in ("defaultRuleSet", "overrideRuleSet"):
+        _rule_enums(config.get(field))
+    for field in CONFIG_STRINGS:
+        value = config.get(field)
+        if value is not None and not isinstance(value, str):
+            text = _scalar_text(value)
+            if text is None:
+                raise _mapping_error(field, "java.lang.String", value)
+            config[field] = text  # Jackson binds alias 5 as "5"
     return config
 
 
@@ -257,13 +357,19 @@ def flag(value: str | None) -> bool:
 
 
 def integer(value: str | None, default: int) -> int:
-    """An int query parameter; Jersey answers 404 when it cannot convert one."""
+    """An ``int`` query parameter as Jersey converts it (``Integer.valueOf``): an optional sign
+    and digits, nothing else (no spaces, no ``_``), within Java's int range; Jersey answers 404
+    when it cannot convert one."""
     if value is None or value == "":
         return default
-    try:
-        return int(value)
-    except ValueError:
-        raise errors.RegistryError(404, "HTTP 404 Not Found") from None
+    digits = value[1:] if value[:1] in ("+", "-") else value
+    # Unicode decimal digits too, as Java's Character.digit takes them; more than 10 digits
+    # (leading zeros aside) never fit, and int() refuses more than 4,300
+    if digits.isdecimal() and len(digits.lstrip("0")) <= 10 and len(digits) < 4000:
+        number = int(value)
+        if -(2**31) <= number < 2**31:
+            return number
+    raise errors.RegistryError(404, "HTTP 404 Not Found") from None
 
 
 def page(

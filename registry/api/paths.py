@@ -65,11 +65,37 @@ def check_encoding(raw: bytes) -> None:
         )
 
 
+#: Confluent's query parameters declared as ``List<...>``: every value counts
+LIST_PARAMETERS = frozenset({"associationType", "findTags", "key", "value", "lifecycle"})
+
+
+def first_values(query_string: bytes) -> bytes:
+    """``query_string`` with each single-valued parameter at its first value only: Jersey binds
+    a repeated ``@QueryParam`` of a scalar type to its first value (``getFirst``), where the
+    routers here would read the last one."""
+    if b"&" not in query_string:
+        return query_string
+    pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
+    seen: set[str] = set()
+    kept = []
+    for key, value in pairs:
+        if key in seen and key not in LIST_PARAMETERS:
+            continue
+        seen.add(key)
+        kept.append((key, value))
+    if len(kept) == len(pairs):
+        return query_string
+    return urlencode(kept).encode("latin-1")
+
+
 def rewrite_paths(scope: Scope) -> None:
     """Rewrite ``scope`` in place; raises :class:`RegistryError` (400) for a context name with
-    a colon or a path that is not UTF-8 (:func:`check_encoding`)."""
+    a colon or a path that is not UTF-8 (:func:`check_encoding`). A repeated single-valued query
+    parameter keeps its first value (:func:`first_values`)."""
     raw = scope.get("raw_path") or scope["path"].encode()
     check_encoding(raw)
+    if query_string := scope.get("query_string"):
+        scope["query_string"] = first_values(query_string)
     raw_text = raw.decode("latin-1")
     if "%2f" in raw_text.lower():
         parts = raw_text.split("/")

@@ -52,8 +52,9 @@ docs.COMPONENTS["TagSchemaRequest"] = {
 )
 async def modify_tags(request: Request, subject: str, version: str) -> Response:
     reg = registry_of(request)
-    number = parse_version(version)
+    # Jersey binds and checks the @NotNull body before the version is parsed
     body = tag_request(await json_body(request))
+    number = parse_version(version)
     result = await run_in_threadpool(tags.modify_tags, reg, subject_param(subject), number, body)
     sv = result.schema or max(
         (
