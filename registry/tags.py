@@ -109,7 +109,11 @@ def _tag_map(items: Any) -> dict[tuple[str, str], list[str]]:
             raise errors.invalid_schema("schemaEntity is required")
         path, kind = entity.get("entityPath"), entity.get("entityType")
         if not isinstance(path, str) or kind not in ENTITY_TYPES:
-            raise errors.invalid_schema(f"Invalid schema entity {entity}")
+            # printed as Java's SchemaEntity.toString (a missing field is ``null``, not None)
+            raise errors.invalid_schema(
+                f"Invalid schema entity SchemaEntity{{entityType={_java(kind)}, "
+                f"entityPath='{_java(path)}'}}"
+            )
         normalized = (path[1:] if path.startswith(".") else path, str(kind))
         tags = out.setdefault(first.setdefault(normalized, (path, str(kind))), [])
         for tag in item.get("tags") or []:
@@ -264,3 +268,12 @@ def _collect(
             _collect(field.get("type"), space or "", found, visited)
     elif isinstance(kind, (dict, list)):
         _collect(kind, namespace, found, visited)
+
+
+def _java(value: object) -> str:
+    """``value`` as Java's string concatenation prints it (``null``, ``true``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

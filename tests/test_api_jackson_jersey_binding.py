@@ -99,3 +99,24 @@ def test_an_invalid_schema_is_worded_as_confluent_8_5(client: TestClient) -> Non
     message = error(response, 422, 42201)
     assert message.startswith("Invalid schema of type AVRO, details: "), message
     assert "None" not in message
+
+
+def test_messages_print_java_null_not_python_none(client: TestClient) -> None:
+    client.post("/subjects/s/versions", json={"schema": AVRO})
+    entity = {"entityPath": None, "entityType": "sr_field"}
+    body = {"tagsToAdd": [{"schemaEntity": entity, "tags": ["X"]}]}
+    message = error(client.post("/subjects/s/versions/1/tags", json=body), 422, 42201)
+    assert "entityPath='null'" in message and "None" not in message, message
+    refs = [{"subject": "s"}]
+    response = client.post("/subjects/t/versions", json={"schema": AVRO, "references": refs})
+    message = error(response, 422, 42201)
+    assert "name='null'" in message and "None" not in message, message
+
+
+def test_delete_a_subject_mode_under_a_global_read_only_override(client: TestClient) -> None:
+    # 8.5's deleteSubjectMode reads the subject's own mode (getMode: no global override there)
+    client.put("/mode/s", json={"mode": "READONLY"})
+    client.put("/mode", json={"mode": "READONLY_OVERRIDE"})
+    assert client.delete("/mode/s").json() == {"mode": "READONLY"}
+    error(client.delete("/mode/other"), 404, 40401)
+    assert client.delete("/mode").json() == {"mode": "READONLY_OVERRIDE"}
