@@ -142,7 +142,7 @@ def test_malformed_json_is_400(client: TestClient, raw: bytes) -> None:
         {"schema": SCHEMA, "version": "one"},
         {"schema": SCHEMA, "id": True},
         {"schema": SCHEMA, "metadata": []},
-        {"schema": SCHEMA, "metadata": {"properties": {"a": 1}}},
+        {"schema": SCHEMA, "metadata": {"properties": {"a": {"b": 1}}}},
     ],
 )
 def test_json_of_the_wrong_shape_is_400(client: TestClient, body: object) -> None:

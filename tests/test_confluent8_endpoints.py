@@ -428,7 +428,7 @@ def test_every_config_field_round_trips(client: TestClient) -> None:
     }
     got = client.get("/config/s").json()
     assert got["validateNewSchemas"] is True and got["aliasForDeks"] == "dek-target"
-    for bad in ({"validateNewSchemas": "maybe"}, {"aliasForDeks": 5}):
+    for bad in ({"validateNewSchemas": "maybe"}, {"aliasForDeks": [5]}):
         assert client.put("/config/s", json=bad).status_code == 400
     assert client.get("/config/s").json() == got
 

@@ -211,9 +211,7 @@ def test_missing_reference_message_is_wrapped(client: TestClient) -> None:
     message = error(
         client.post("/subjects/o/versions", json={"schema": outer, "references": refs}), 422, 42201
     )
-    assert message == (
-        "Invalid schema {subject=o,version=0,id=-1,schemaType=AVRO,"
-        "references=[{name='R', subject='x', version=1}],metadata=null,ruleSet=null,"
-        f"schema={outer},schemaTags=null}} with refs [{{name='R', subject='x', version=1}}] "
-        'of type AVRO, details: No schema reference found for subject "x" and version 1'
+    assert message == (  # 8.5's loadSchema no longer prints the request
+        'Invalid schema of type AVRO, details: No schema reference found for subject "x" and '
+        "version 1"
     )
