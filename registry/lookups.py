@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from registry import errors
+from registry import errors, invalid_schemas
 from registry.core import (
     Registry,
     SchemaRequest,
@@ -62,24 +62,32 @@ def make_candidate(
     if req.schema is None or not req.schema.strip():
         raise errors.invalid_schema("Empty schema")
     references = [dict(r) for r in req.references or []]
+
+    def invalid(reason: object) -> errors.RegistryError:
+        # Confluent 8.5's wording: ``loadSchema`` wraps the format provider's message
+        return errors.invalid_schema(
+            invalid_schemas.message(
+                subject,
+                req.schema_type,
+                req.schema,
+                references,
+                req.metadata,
+                req.rule_set,
+                str(reason),
+            )
+        )
+
     pinned = []
     for ref in references:
         try:
             target = reg.resolve_reference(subject, ref, include_deleted=include_deleted_refs)
         except errors.RegistryError as exc:
             # Confluent resolves references inside the format's parser, whose failure message
-            # wraps the reason (8.5's ``loadSchema``)
-            raise errors.invalid_schema(
-                f"Invalid schema of type {req.schema_type}, details: {exc.message}"
-            ) from exc
+            # wraps the reason
+            raise invalid(exc.message) from exc
         pinned.append({"name": ref["name"], "subject": ref["subject"], "version": target.version})
     if normalize:
         pinned = _sorted_unique(pinned)
-
-    def invalid(exc: InvalidSchemaError) -> errors.RegistryError:
-        # Confluent 8.5's ``loadSchema``: the type and the parser's reason (7.x also printed the
-        # whole request and its references)
-        return errors.invalid_schema(f"Invalid schema of type {req.schema_type}, details: {exc}")
 
     def parse() -> ParsedSchema:
         try:

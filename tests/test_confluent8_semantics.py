@@ -211,7 +211,11 @@ def test_missing_reference_message_is_wrapped(client: TestClient) -> None:
     message = error(
         client.post("/subjects/o/versions", json={"schema": outer, "references": refs}), 422, 42201
     )
-    assert message == (  # 8.5's loadSchema no longer prints the request
-        'Invalid schema of type AVRO, details: No schema reference found for subject "x" and '
-        "version 1"
+    guid = guid_of(schema_hash(outer, refs))
+    assert message == (  # 8.5: loadSchema wraps AvroSchemaProvider's message
+        "Invalid schema of type AVRO, details: Invalid schema {subject=o,version=null,id=null,"
+        f"guid={guid},schemaType=AVRO,references=[{{name='R', subject='x', version=1}}],"
+        f"metadata=null,ruleSet=null,schema={outer},schemaTags=null,ts=null,deleted=null}} "
+        "with refs [{name='R', subject='x', version=1}] of type AVRO, details: "
+        'No schema reference found for subject "x" and version 1'
     )
