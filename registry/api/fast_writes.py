@@ -8,10 +8,11 @@ nesting limits and the work allowance). What it skips is what FastAPI does betwe
 application's middleware and the handler: matching the path against every route, solving the
 handler's parameters, its exception middleware and the async exit stack. The handler is the
 route's own function (``registry.api.subjects.register``), given the request, the path's
-subject and the query's ``normalize`` and ``format`` (the last value of each, as FastAPI reads
-them); its errors are rendered by the application's own handlers, so the answer is the route's,
-byte for byte (tests/test_fast_writes.py compares them). Any other request, or a path the
-route would not match, is passed on.
+subject and the query's ``normalize`` and ``format`` (a repeated one already cut to its first
+value, as Jersey reads it, by ``registry.api.paths.first_values``); its errors are rendered by
+the application's own handlers, so the answer is the route's, byte for byte
+(tests/test_fast_writes.py compares them). Any other request, or a path the route would not
+match, is passed on.
 """
 
 from __future__ import annotations
