@@ -105,6 +105,9 @@ def pair_over(reg: Registry) -> Iterator[Pair]:
 
 
 def opened(path: Path, **settings: Any) -> Registry:
+    """A registry on ``path``; with Confluent Cloud's response shapes unless ``settings`` say
+    otherwise (as the ``registry`` fixture: twin registries' 8.x answers differ in ``ts``)."""
+    settings = {"v8_fields_by_header": True, **settings}
     reg = Registry(open_store(f"sqlite:///{path}"), Settings(poll_interval=0, **settings))
     reg.start()
     return reg

@@ -108,7 +108,7 @@ def test_references_and_referenced_by(client: TestClient) -> None:
         "/subjects/user2-value/versions", json={"schemaType": "PROTOBUF", "schema": USER_V1}
     )
     assert missing.status_code == 422
-    assert "acme/common/address.proto" in missing.json()["message"]
+    assert "acme.common.Address" in missing.json()["message"]
 
 
 def test_formats_serialized_and_ignore_extensions(client: TestClient) -> None:
