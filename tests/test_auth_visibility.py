@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,7 +178,9 @@ def test_a_reference_to_an_unreadable_subject_answers_as_a_missing_one(
     assert seen.status_code == absent.status_code == status, seen.text
     assert seen.json().get("error_code") == absent.json().get("error_code")
     assert seen.json().get("error_code", 200) == code
-    assert seen.content == absent.content.replace(
+    # 42201 prints the request as 8.5 does, with the guid of its text and references: the
+    # guid of another request, not a trace of the hidden subject
+    assert _guidless(seen.content) == _guidless(absent.content).replace(
         json.dumps(missing["subject"]).encode()[1:-1], json.dumps(hidden["subject"]).encode()[1:-1]
     )
     if code != 40401:
@@ -445,3 +448,7 @@ def test_an_alias_does_not_widen_what_a_caller_may_read(client: TestClient) -> N
         assert own["subject"] == "pay-value"
     finally:
         client.delete("/config/orders-alias", headers=ADMIN)
+
+
+def _guidless(content: bytes) -> bytes:
+    return re.sub(rb"guid=[0-9a-f-]+", b"guid=?", content)
