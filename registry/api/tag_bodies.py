@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from registry.api.bodies import _check_metadata, _dict, _int, _mapping_error, _object, _string
+from registry.api.bodies import _dict, _int, _mapping_error, _metadata, _object, _string
 
 
 def tag_request(body: Any) -> dict[str, Any] | None:
@@ -19,7 +19,7 @@ def tag_request(body: Any) -> dict[str, Any] | None:
         request[field] = _schema_tags_list(request, field)
     metadata = _dict(request, "metadata")
     if metadata is not None:
-        _check_metadata(metadata)
+        request["metadata"] = _metadata(metadata)  # bound as a schema's metadata is
     for field in ("ruleSet", "rulesToMerge"):
         _dict(request, field)
     request["rulesToRemove"] = _strings(request, "rulesToRemove")
