@@ -44,6 +44,18 @@ class KmsDriver(abc.ABC):
     @abc.abstractmethod
     def new_aead(self, config: Mapping[str, Any], key_url: str) -> Aead: ...
 
+    def get_key_url_prefix(self) -> str:
+        """confluent-kafka's name of :meth:`key_url_prefix`."""
+        return self.key_url_prefix()
+
+    @classmethod
+    def register(cls) -> None:
+        """Register a new driver of this class (it wins for its prefix), as confluent-kafka's
+        ``LocalKmsDriver.register()``, ``AwsKmsDriver.register()``, ... that applications call
+        at start-up. serdes registers all five built-in drivers already; calling this is
+        harmless."""
+        register_kms_driver(cls())
+
 
 class LocalKmsDriver(KmsDriver):
     """``local-kms://``: a KEK derived from a secret; for tests and air-gapped installs."""
@@ -65,35 +77,65 @@ def local_key(secret: str) -> bytes:
     )
 
 
-class _LazyDriver(KmsDriver):
-    """A cloud driver whose module (and SDK) is imported on first use."""
+class _CloudDriver(KmsDriver):
+    """A cloud driver whose module (and SDK, an optional extra) is imported on first use: the
+    class imports, registers and matches key URLs without the SDK installed; making an AEAD
+    without it raises :class:`KmsError` naming the extra to install."""
 
-    def __init__(self, prefix: str, module: str, extra: str) -> None:
-        self._prefix, self._module, self._extra = prefix, module, extra
+    prefix: str
+    module: str
+    extra: str
 
     def key_url_prefix(self) -> str:
-        return self._prefix
+        return self.prefix
 
     def new_aead(self, config: Mapping[str, Any], key_url: str) -> Aead:
         import importlib
 
         try:
-            mod = importlib.import_module(self._module)
+            mod = importlib.import_module(self.module)
         except ImportError as exc:
             raise KmsError(
-                f"{self._prefix} keys need the {self._extra!r} extra: "
-                f"pip install 'pyschemaregistry[{self._extra}]' ({exc})"
+                f"{self.prefix} keys need the {self.extra!r} extra: "
+                f"pip install 'pyschemaregistry[{self.extra}]' ({exc})"
             ) from exc
-        aead: Aead = mod.new_aead(config, key_url[len(self._prefix) :])
+        aead: Aead = mod.new_aead(config, key_url[len(self.prefix) :])
         return aead
+
+
+class AwsKmsDriver(_CloudDriver):
+    """``aws-kms://`` keys (AWS KMS; boto3 from the ``aws`` extra)."""
+
+    prefix, module, extra = "aws-kms://", "serdes.encryption.cloud.aws", "aws"
+
+
+class AzureKmsDriver(_CloudDriver):
+    """``azure-kms://`` keys (Azure Key Vault; the ``azure`` extra)."""
+
+    prefix, module, extra = "azure-kms://", "serdes.encryption.cloud.azure", "azure"
+
+
+class GcpKmsDriver(_CloudDriver):
+    """``gcp-kms://`` keys (Google Cloud KMS; the ``gcp`` extra)."""
+
+    prefix, module, extra = "gcp-kms://", "serdes.encryption.cloud.gcp", "gcp"
+
+
+class HcVaultKmsDriver(_CloudDriver):
+    """``hcvault://`` keys (HashiCorp Vault's transit engine; hvac from the ``vault`` extra).
+    TLS: ``ssl.ca.location`` (``$VAULT_CACERT``), ``ssl.certificate.location``
+    (``$VAULT_CLIENT_CERT``), ``ssl.key.location`` (``$VAULT_CLIENT_KEY``); see
+    :mod:`serdes.encryption.cloud.vault_tls`."""
+
+    prefix, module, extra = "hcvault://", "serdes.encryption.cloud.hcvault", "vault"
 
 
 _drivers: list[KmsDriver] = [
     LocalKmsDriver(),
-    _LazyDriver("aws-kms://", "serdes.encryption.cloud.aws", "aws"),
-    _LazyDriver("azure-kms://", "serdes.encryption.cloud.azure", "azure"),
-    _LazyDriver("gcp-kms://", "serdes.encryption.cloud.gcp", "gcp"),
-    _LazyDriver("hcvault://", "serdes.encryption.cloud.hcvault", "vault"),
+    AwsKmsDriver(),
+    AzureKmsDriver(),
+    GcpKmsDriver(),
+    HcVaultKmsDriver(),
 ]
 _lock = threading.Lock()
 _aeads: dict[tuple[str, tuple[tuple[str, str], ...]], Aead] = {}
@@ -102,6 +144,12 @@ _aeads: dict[tuple[str, tuple[tuple[str, str], ...]], Aead] = {}
 def register_kms_driver(driver: KmsDriver) -> None:
     """Add a driver; it wins over earlier ones for its prefix."""
     with _lock:
+        # a driver of the same class for the same prefix is replaced, so that start-up code
+        # calling ``XKmsDriver.register()`` again and again does not grow the list
+        prefix = driver.key_url_prefix()
+        _drivers[:] = [
+            d for d in _drivers if type(d) is not type(driver) or d.key_url_prefix() != prefix
+        ]
         _drivers.insert(0, driver)
         _aeads.clear()
 
