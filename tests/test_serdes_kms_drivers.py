@@ -183,6 +183,9 @@ def test_vault_behind_a_private_ca_with_mutual_tls(vault: tuple[str, Pki]) -> No
     wrapped = aead.encrypt(b"dek bytes", b"")
     assert wrapped.startswith(b"vault:v1:")
     assert aead.decrypt(wrapped, b"") == b"dek bytes"
+    # confluent-kafka's driver API gives the same AEAD
+    client = kms.HcVaultKmsDriver().new_kms_client(tls, "hcvault://" + key_id)
+    assert client.get_aead("hcvault://" + key_id).decrypt(wrapped, b"") == b"dek bytes"
 
     # without the private CA the server is not trusted; without the client certificate the
     # server refuses the handshake

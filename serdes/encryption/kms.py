@@ -48,6 +48,11 @@ class KmsDriver(abc.ABC):
         """confluent-kafka's name of :meth:`key_url_prefix`."""
         return self.key_url_prefix()
 
+    def new_kms_client(self, conf: Mapping[str, Any], key_url: str | None) -> KmsClient:
+        """confluent-kafka's driver method: a client (Tink's ``KmsClient`` shape) whose
+        ``get_aead(key_url)`` is this driver's AEAD; the key's SDK client is made now."""
+        return KmsClient(self, conf, key_url)
+
     @classmethod
     def register(cls) -> None:
         """Register a new driver of this class (it wins for its prefix), as confluent-kafka's
@@ -55,6 +60,29 @@ class KmsDriver(abc.ABC):
         at start-up. serdes registers all five built-in drivers already; calling this is
         harmless."""
         register_kms_driver(cls())
+
+
+class KmsClient:
+    """What confluent-kafka's ``KmsDriver.new_kms_client`` returns: AEADs for the key URLs
+    under ``key_url`` (every URL of the driver's prefix when ``None``)."""
+
+    def __init__(self, driver: KmsDriver, conf: Mapping[str, Any], key_url: str | None) -> None:
+        self._driver, self._conf = driver, dict(conf)
+        self._key_url = key_url or driver.key_url_prefix()
+        self._aeads: dict[str, Aead] = {}
+        if key_url and key_url != driver.key_url_prefix():
+            self._aeads[key_url] = driver.new_aead(self._conf, key_url)
+
+    def does_support(self, key_url: str) -> bool:
+        return key_url.startswith(self._key_url)
+
+    def get_aead(self, key_url: str) -> Aead:
+        if not self.does_support(key_url):
+            raise KmsError(f"this client is bound to {self._key_url}, not {key_url}")
+        found = self._aeads.get(key_url)
+        if found is None:
+            found = self._aeads[key_url] = self._driver.new_aead(self._conf, key_url)
+        return found
 
 
 class LocalKmsDriver(KmsDriver):
