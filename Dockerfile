@@ -16,7 +16,8 @@ RUN python3 -m venv /opt/registry
 WORKDIR /src
 # the dependencies first, in their own layer: rebuilt only when pyproject.toml changes
 COPY pyproject.toml ./
-RUN python3 -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"], sep="\n")' >requirements.txt \
+# (serdes' dependencies and the server extra's: a plain `pip install pyschemaregistry` is serdes alone)
+RUN python3 -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(*p["dependencies"], *p["optional-dependencies"]["server"], sep="\n")' >requirements.txt \
     && /opt/registry/bin/pip install -r requirements.txt
 COPY README.md ./
 COPY registry ./registry

@@ -17,6 +17,8 @@ awaited (``serdes._async``).
 (``serdes.mock_client``).
 """
 
+# the in-memory client registers itself for ``mock://`` URLs (serdes.client_schemes)
+from serdes import mock_client as _mock_client  # noqa: F401  (isort: after serdes.client)
 from serdes._async.client import AsyncSchemaRegistryClient
 from serdes.associations import (
     Association,

@@ -28,6 +28,7 @@ from serdes.associations import (
     association_query,
 )
 from serdes.bounded_cache import BoundedCache
+from serdes.client_schemes import client_class
 from serdes.schema import (
     ConfigCompatibilityLevel,
     Metadata,
@@ -38,7 +39,7 @@ from serdes.schema import (
     SchemaVersion,
     ServerConfig,
 )
-from serdes.transport import Transport, bool_param, is_mock, quote_segment
+from serdes.transport import Transport, bool_param, quote_segment
 
 __all__ = [
     "Association",
@@ -85,11 +86,9 @@ class SchemaRegistryClient:
     """
 
     def __new__(cls, conf: dict[str, Any] | None = None, *args: Any, **kwargs: Any) -> Any:
-        # ``mock://`` URLs give the in-memory registry (serdes.mock_client), as new_client does.
-        if cls is SchemaRegistryClient and is_mock(conf):
-            from serdes.mock_client import MockSchemaRegistryClient
-
-            return super().__new__(MockSchemaRegistryClient)
+        # ``mock://`` URLs give the in-memory registry (serdes.mock_client registers itself)
+        if cls is SchemaRegistryClient:
+            return super().__new__(client_class(cls, conf))
         return super().__new__(cls)
 
     def __init__(self, conf: dict[str, Any]) -> None:
@@ -226,6 +225,16 @@ class SchemaRegistryClient:
                 self._by_id[key] = (rs.guid, rs.schema)
                 if rs.guid is not None:
                     self._by_guid[rs.guid] = rs.schema
+                # Confluent 8.x names the subject and version the id was found under when
+                # ``?subject=`` is given: ``use.schema.id`` then needs no lookup (as confluent's)
+                if subject_name is not None and rs.subject is not None and rs.version is not None:
+                    self._by_subject_id[(rs.subject, schema_id)] = RegisteredSchema(
+                        schema_id=schema_id,
+                        guid=rs.guid,
+                        schema=rs.schema,
+                        subject=rs.subject,
+                        version=rs.version,
+                    )
         return rs.schema
 
     def get_schema_full_response(

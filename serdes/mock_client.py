@@ -27,6 +27,7 @@ from serdes.associations import (
     AssociationResponse,
 )
 from serdes.client import SchemaRegistryClient
+from serdes.client_schemes import register_scheme
 from serdes.errors import SchemaRegistryError
 from serdes.schema import RegisteredSchema, Schema, SchemaVersion, ServerConfig
 
@@ -474,3 +475,6 @@ class MockSchemaRegistryClient(SchemaRegistryClient):
                 and (kinds is None or a.association_type in kinds)
             ]
         return _page(found, offset, limit)
+
+
+register_scheme(SchemaRegistryClient, "mock", MockSchemaRegistryClient)

@@ -34,7 +34,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, FileDescript
 from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
-from serdes import wire
+from serdes import confluent_protos, wire
 from serdes._async.serde import AsyncDeserializer, AsyncSerializer
 from serdes._serde import (
     DESERIALIZER_KEYS,
@@ -296,33 +296,37 @@ def _file_proto(name: str, schema_str: str, label: str) -> descriptor_pb2.FileDe
     return proto
 
 
-def _builtin_module(name: str) -> str:
-    """The Python module that registers a well-known file in the default pool."""
-    module = name[: -len(".proto")].replace("/", ".") + "_pb2"
-    if name.startswith("confluent/"):  # confluent-kafka ships meta.proto and type/decimal.proto
-        module = "confluent_kafka.schema_registry." + module
-    return module
-
-
 def _add_builtin(pool: descriptor_pool.DescriptorPool, name: str) -> None:
-    """Copy a well-known file (google/protobuf/*, google/type/*, confluent/*) into ``pool``."""
+    """Copy a well-known file (google/protobuf/*, google/type/*, confluent/*) into ``pool``:
+    the default pool's (importing google's generated module if needed), else, for confluent's
+    two files, serdes' own (:mod:`serdes.confluent_protos`; confluent-kafka's modules are not
+    imported: they load its whole ``schema_registry`` package)."""
     try:
         pool.FindFileByName(name)
         return
     except KeyError:
         pass
     default = descriptor_pool.Default()
+    proto = None
     try:
         found = default.FindFileByName(name)
     except KeyError:
-        try:
-            importlib.import_module(_builtin_module(name))
-            found = default.FindFileByName(name)
-        except (ImportError, KeyError):
+        proto = confluent_protos.file_proto(name)
+        if proto is None and name.startswith("google/"):
+            try:
+                importlib.import_module(name[: -len(".proto")].replace("/", ".") + "_pb2")
+                found = default.FindFileByName(name)
+            except (ImportError, KeyError):
+                pass
+            else:
+                proto = descriptor_pb2.FileDescriptorProto.FromString(found.serialized_pb)
+        if proto is None:
             raise SerializationError(f"well-known import {name} is not available") from None
-    for dep in found.dependencies:
-        _add_builtin(pool, dep.name)
-    pool.AddSerializedFile(found.serialized_pb)
+    else:
+        proto = descriptor_pb2.FileDescriptorProto.FromString(found.serialized_pb)
+    for dep in proto.dependency:
+        _add_builtin(pool, dep)
+    pool.Add(proto)
 
 
 class _Decoder:

@@ -3,8 +3,9 @@
 
 The message holds the unscaled value as big-endian two's-complement bytes (the shortest form,
 as Java's ``BigInteger.toByteArray``), the scale, and the precision (the unscaled value's digit
-count, as the Java client writes it). The message class is confluent-kafka's generated one, so
-values pass between the two libraries unchanged.
+count, as the Java client writes it). The message class is the default pool's (confluent-kafka's
+generated one when it is loaded), so values pass between the two libraries unchanged; else
+serdes' own (:func:`serdes.confluent_protos.decimal_class`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from confluent_kafka.schema_registry.confluent.type import decimal_pb2
+from serdes.confluent_protos import decimal_class
 
 __all__ = ["decimal_to_protobuf", "protobuf_to_decimal"]
 
@@ -45,7 +46,7 @@ def decimal_to_protobuf(value: Decimal, scale: int) -> Any:
         unscaled //= 10**-widen
     if sign:
         unscaled = -unscaled
-    out = decimal_pb2.Decimal()
+    out = decimal_class()()
     out.value = _unscaled_bytes(unscaled)
     out.precision = 1 if unscaled == 0 else len(digits) + widen
     out.scale = scale

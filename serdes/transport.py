@@ -24,7 +24,7 @@ import urllib3
 from serdes._bearer import build_bearer
 from serdes.errors import SchemaRegistryError
 
-__all__ = ["Transport", "bool_param", "is_mock", "quote_segment", "registry_error"]
+__all__ = ["Transport", "bool_param", "quote_segment", "registry_error"]
 
 _RETRIABLE = frozenset((408, 429, 500, 502, 503, 504))
 _ACCEPT = (
@@ -206,11 +206,6 @@ class Transport:
 
     def close(self) -> None:
         self.pool.clear()
-
-
-def is_mock(conf: Any) -> bool:
-    url = conf.get("url") if isinstance(conf, dict) else None
-    return isinstance(url, str) and url.strip().startswith("mock://")
 
 
 def _is_dir(path: str) -> bool:

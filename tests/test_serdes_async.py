@@ -639,3 +639,35 @@ def test_async_json_serializer_with_a_spec_mock_client() -> None:
     assert data[:5] == b"\x00\x00\x00\x00\x07"
     assert back == {"a": 1}
     client.register_schema_full_response.assert_called_once()
+
+
+def test_async_serdes_call_a_subclass_or_patched_async_client(registry_server: Any) -> None:
+    """As confluent-kafka's async serdes: the registry calls go through the async client's
+    own methods, so an overriding subclass (a cache, a metric, an audit hook) or a method
+    patched on the instance is called; untouched methods still answer from the shared caches."""
+    calls: list[str] = []
+
+    class Audited(AsyncSchemaRegistryClient):
+        async def register_schema_full_response(self, *args: Any, **kwargs: Any) -> Any:
+            calls.append("register")
+            return await super().register_schema_full_response(*args, **kwargs)
+
+    topic = f"audited-{uuid.uuid4().hex[:8]}"
+    ctx = SerializationContext(topic, MessageField.VALUE)
+
+    async def scenario() -> Any:
+        async with Audited({"url": registry_server.url}) as client:
+            ser = await AsyncAvroSerializer(client, json.dumps(USER))
+            data = await ser(USERS[0], ctx)
+            original = client.get_schema
+
+            async def patched_get_schema(*args: Any, **kwargs: Any) -> Any:
+                calls.append("get_schema")
+                return await original(*args, **kwargs)
+
+            client.get_schema = patched_get_schema  # type: ignore[method-assign]
+            de = await AsyncAvroDeserializer(client)
+            return await de(data, ctx)
+
+    assert run(scenario) == USERS[0]
+    assert calls == ["register", "get_schema"]

@@ -216,6 +216,43 @@ def test_use_latest_version_and_use_schema_id_write_what_confluent_writes(ours, 
     assert mine[1:5] == first[1:5]
 
 
+def _requests(url: str) -> dict[tuple[str, str], float]:
+    """The registry's request counts by (method, route template), from ``/metrics``."""
+    import urllib.request
+
+    counts: dict[tuple[str, str], float] = {}
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as answer:
+        for line in answer.read().decode().splitlines():
+            if line.startswith("schema_registry_http_requests_total{"):
+                labels, value = line[len("schema_registry_http_requests_total{") :].split("} ")
+                pairs = dict(p.split("=", 1) for p in labels.split('",') if "=" in p)
+                key = (pairs["method"].strip('"'), pairs["route"].strip('"'))
+                counts[key] = counts.get(key, 0) + float(value)
+    return counts
+
+
+def test_use_schema_id_asks_only_for_the_schema_when_the_answer_names_the_version(
+    registry_server,
+) -> None:
+    """With ``use.schema.id`` a serializer needs the id's subject and version: the registry's
+    ``GET /schemas/ids/{id}?subject=`` answer names them (Confluent 8.x), so, as confluent-kafka,
+    a new client makes that one request and no lookup (``POST /subjects/{subject}``)."""
+    schema = {"type": "record", "name": "Pinned", "fields": [{"name": "n", "type": "int"}]}
+    c = ctx(f"pinned-{uuid.uuid4().hex[:8]}")
+    setup = SchemaRegistryClient({"url": registry_server.url})
+    schema_id = int.from_bytes(AvroSerializer(setup, json.dumps(schema))({"n": 1}, c)[1:5], "big")
+    before = _requests(registry_server.url)
+    pinned = {"auto.register.schemas": False, "use.schema.id": schema_id}
+    client = SchemaRegistryClient({"url": registry_server.url})
+    ser = AvroSerializer(client, json.dumps(schema), conf=pinned)
+    assert ser({"n": 2}, c)[1:5] == schema_id.to_bytes(4, "big")
+    assert ser({"n": 3}, c)[1:5] == schema_id.to_bytes(4, "big")
+    after = _requests(registry_server.url)
+    made = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+    assert made[("GET", "/schemas/ids/{schema_id}")] == 1, made
+    assert not [route for method, route in made if method == "POST"], made  # no lookup
+
+
 def test_strategies_choose_the_same_subjects(ours, theirs) -> None:
     schema = json.dumps(
         {

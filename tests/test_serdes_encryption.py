@@ -630,3 +630,28 @@ def test_encrypt_a_field_inside_a_union_of_records() -> None:
         data = ser({"id": 1, "result": result}, ctx)
         assert b"mypii" not in data
         assert de(data, ctx) == {"id": 1, "result": {"code": 456, "secret": "mypii"}}
+
+
+def test_dek_algorithm_enum_as_confluents(server: LiveServer) -> None:
+    """``DekAlgorithm`` (what ``register_dek`` takes in confluent-kafka) is serdes' own: a
+    ``str`` enum of the same members whose ``str()`` is the value; a DEK fetched from the
+    registry carries the member."""
+    from confluent_kafka.schema_registry.rules.encryption.dek_registry.dek_registry_client import (
+        DekAlgorithm as CDekAlgorithm,
+    )
+
+    from serdes.encryption import DekAlgorithm, DekRegistryClient
+    from serdes.encryption.dek_client import DekAlgorithm as FromModule
+
+    assert DekAlgorithm is FromModule
+    assert [(m.name, m.value, str(m)) for m in DekAlgorithm] == [
+        (m.name, m.value, str(m)) for m in CDekAlgorithm
+    ]
+    client = DekRegistryClient({"url": server.url})
+    kek = f"kek-{uuid.uuid4().hex[:8]}"
+    client.register_kek(kek, "local-kms", "mykey", shared=False)
+    client.register_dek(kek, "alg-value", "bWF0", algorithm=DekAlgorithm.AES256_SIV)
+    fresh = DekRegistryClient({"url": server.url})
+    dek = fresh.get_dek(kek, "alg-value", DekAlgorithm.AES256_SIV, version=-1)
+    assert dek.algorithm is DekAlgorithm.AES256_SIV
+    assert dek.algorithm == "AES256_SIV" and f"{dek.algorithm}" == "AES256_SIV"

@@ -14,6 +14,7 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer as CAvroDeseri
 from confluent_kafka.schema_registry.avro import AvroSerializer as CAvroSerializer
 
 from serdes.avro import AvroDeserializer, AvroSerializer
+from serdes.errors import SerializationError
 from tests.rules_helpers import (  # noqa: F401
     both,
     ours,
@@ -115,6 +116,25 @@ def test_cel_condition_verdicts_are_not_all_alike(ours, theirs) -> None:
     failed = write_both(ours, theirs, name, user(age=3))
     assert ok[0][0] == ok[1][0] == "ok"
     assert failed == (("failed", "SerializationError"), ("failed", "SerializationError"))
+
+
+@pytest.mark.parametrize(
+    ("rules", "reason"),
+    [
+        # a condition without doc: its expression; with doc: the doc
+        ([rule("adult", "CONDITION", "WRITE", "CEL", "message.age >= 18")], "message.age >= 18"),
+        ([rule("adult", "CONDITION", "WRITE", "CEL", "message.age >= 18", doc="minors")], "minors"),
+        # an executor that is not there
+        ([rule("adult", "CONDITION", "WRITE", "NOPE", "message.age >= 18")], "NOPE"),
+    ],
+)
+def test_every_rule_error_names_the_rule(ours, rules, reason) -> None:
+    """As the JavaScript client words it: ``rule NAME failed: REASON``."""
+    name = setup(ours, "cel-name", domain=rules)
+    with pytest.raises(SerializationError) as failed:
+        AvroSerializer(ours, json.dumps(USER), conf=dict(LATEST))(user(age=3), value_ctx(name))
+    assert str(failed.value).startswith("rule adult failed: "), str(failed.value)
+    assert reason in str(failed.value)
 
 
 @pytest.mark.parametrize(

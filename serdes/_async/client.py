@@ -16,7 +16,7 @@ from serdes._async.bridge import run_sync
 from serdes._async.transport import make_async
 from serdes.client import SchemaRegistryClient
 
-__all__ = ["AsyncSchemaRegistryClient"]
+__all__ = ["WRAPPED", "AsyncSchemaRegistryClient"]
 
 # Not wrapped: lifecycle and configuration, which the async class defines itself.
 _OWN = frozenset(("close", "config", "new_client"))
@@ -62,7 +62,12 @@ class AsyncSchemaRegistryClient:
 
 
 # Every other public method of the sync client, as a coroutine (new ones join by themselves).
+WRAPPED: dict[str, Callable[..., Coroutine[Any, Any, Any]]] = {}
+"""These coroutine functions by name: a client whose method is still one of them may be called
+through its ``sync_client`` directly (serdes._async.serde); an overridden or patched one not."""
+
 for _name in dir(SchemaRegistryClient):
     if not _name.startswith("_") and _name not in _OWN:
-        setattr(AsyncSchemaRegistryClient, _name, _coroutine(_name))
+        WRAPPED[_name] = _coroutine(_name)
+        setattr(AsyncSchemaRegistryClient, _name, WRAPPED[_name])
 del _name

@@ -14,15 +14,15 @@ client, belongs to one event loop: the thread locks of the sync serde are replac
 from __future__ import annotations
 
 import inspect
+import sys
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, ClassVar
 
-from confluent_kafka.schema_registry.error import SchemaRegistryError as CSchemaRegistryError
 from confluent_kafka.serialization import SerializationContext
 
 from serdes._async.bridge import LoopLock, await_only, run_sync
-from serdes._async.client import AsyncSchemaRegistryClient
+from serdes._async.client import WRAPPED, AsyncSchemaRegistryClient
 from serdes.client import SchemaRegistryClient
 from serdes.errors import SchemaRegistryError
 from serdes.strategies import AssociatedNameStrategy
@@ -31,6 +31,15 @@ __all__ = ["AsyncDeserializer", "AsyncSerializer"]
 
 _CLIENT_ARG = "schema_registry_client"
 _LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
+
+
+def _confluent_error_type() -> type[BaseException] | None:
+    """confluent-kafka's ``SchemaRegistryError`` if its client is loaded (a client of it raised
+    the error, so it is), else ``None``: serdes does not import confluent's ``schema_registry``
+    package, which needs confluent-kafka's ``[schemaregistry]`` extra."""
+    module = sys.modules.get("confluent_kafka.schema_registry.error")
+    found = getattr(module, "SchemaRegistryError", None)
+    return found if isinstance(found, type) else None
 
 
 class _SyncView:
@@ -53,12 +62,46 @@ class _SyncView:
             try:
                 out = target(*args, **kwargs)
                 return await_only(out) if inspect.isawaitable(out) else out
-            except CSchemaRegistryError as exc:  # the serdes catch their own error type
+            except Exception as exc:  # the serdes catch their own error type
+                foreign = _confluent_error_type()
+                if foreign is None or not isinstance(exc, foreign):
+                    raise
                 raise SchemaRegistryError(
                     exc.http_status_code, exc.error_code, exc.error_message
                 ) from exc
 
         return call
+
+
+# methods serdes' client has beyond confluent-kafka's, which the serdes use when present
+_SERDES_EXTRAS = frozenset(("get_schema_full_response",))
+
+
+class _OwnClientView(_SyncView):
+    """An ``AsyncSchemaRegistryClient`` (or a subclass, or one with patched methods) as the
+    sync client: each call goes to the async client's method as it is now, as confluent-kafka's
+    async serdes call it; a method that is still serdes' own wrapper is called on the client's
+    ``sync_client`` directly (the same code, its cached answers without a greenlet switch)."""
+
+    def __init__(self, client: Any) -> None:
+        super().__init__(client)
+        self._own = client.sync_client
+        self._customized = any(
+            getattr(getattr(client, name, None), "__func__", None) is not wrapper
+            for name, wrapper in WRAPPED.items()
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        wrapper = WRAPPED.get(name)
+        if wrapper is not None:
+            method = getattr(self._client, name)
+            if getattr(method, "__func__", None) is wrapper:
+                if self._customized and name in _SERDES_EXTRAS:
+                    # the serdes then call confluent's method (``get_schema``), which the
+                    # subclass or patch may be about
+                    raise AttributeError(name)
+                return getattr(self._own, name)
+        return super().__getattr__(name)
 
 
 def sync_client(client: Any) -> Any:
@@ -67,7 +110,7 @@ def sync_client(client: Any) -> Any:
         return None
     own = getattr(client, "sync_client", None)
     if isinstance(client, AsyncSchemaRegistryClient) and isinstance(own, SchemaRegistryClient):
-        return own  # its own caches answer without a greenlet switch
+        return _OwnClientView(client)
     if inspect.iscoroutinefunction(getattr(client, "get_schema", None)):
         return _SyncView(client)
     return client  # a sync client works too (its calls block the loop)

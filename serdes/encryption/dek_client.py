@@ -10,13 +10,33 @@ from __future__ import annotations
 import base64
 import threading
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
+from serdes.client_schemes import client_class
 from serdes.errors import SchemaRegistryError
-from serdes.transport import Transport, bool_param, is_mock, quote_segment
+from serdes.transport import Transport, bool_param, quote_segment
 
 LATEST_VERSION = -1
 DEFAULT_ALGORITHM = "AES256_GCM"
+
+
+class DekAlgorithm(StrEnum):
+    """The algorithms of a DEK (confluent-kafka's enum of that name): ``register_dek`` and
+    ``get_dek`` take a member or its string; a fetched ``Dek.algorithm`` is a member (equal to
+    its string)."""
+
+    AES128_GCM = "AES128_GCM"
+    AES256_GCM = "AES256_GCM"
+    AES256_SIV = "AES256_SIV"
+
+
+def _algorithm(value: Any) -> Any:
+    """A known algorithm's ``DekAlgorithm`` member; anything else as given."""
+    try:
+        return DekAlgorithm(value)
+    except ValueError:
+        return value
 
 
 def algorithm_name(algorithm: Any) -> str:
@@ -69,7 +89,7 @@ class Dek:
             kek_name=src.get("kekName"),
             subject=src.get("subject"),
             version=src.get("version"),
-            algorithm=src.get("algorithm"),
+            algorithm=_algorithm(src.get("algorithm")),
             encrypted_key_material=src.get("encryptedKeyMaterial"),
             key_material=src.get("keyMaterial"),
             ts=src.get("ts"),
@@ -97,11 +117,9 @@ class DekRegistryClient:
     """See the module docstring. ``conf`` is a Schema Registry client configuration."""
 
     def __new__(cls, conf: dict[str, Any] | None = None, *args: Any, **kwargs: Any) -> Any:
-        # ``mock://`` URLs give the in-memory DEK registry, as new_client does.
-        if cls is DekRegistryClient and is_mock(conf):
-            from serdes.encryption.mock_dek_client import MockDekRegistryClient
-
-            return super().__new__(MockDekRegistryClient)
+        # ``mock://`` URLs give the in-memory DEK registry (it registers itself)
+        if cls is DekRegistryClient:
+            return super().__new__(client_class(cls, conf))
         return super().__new__(cls)
 
     def __init__(self, conf: dict[str, Any]) -> None:

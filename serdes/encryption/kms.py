@@ -44,6 +44,46 @@ class KmsDriver(abc.ABC):
     @abc.abstractmethod
     def new_aead(self, config: Mapping[str, Any], key_url: str) -> Aead: ...
 
+    def get_key_url_prefix(self) -> str:
+        """confluent-kafka's name of :meth:`key_url_prefix`."""
+        return self.key_url_prefix()
+
+    def new_kms_client(self, conf: Mapping[str, Any], key_url: str | None) -> KmsClient:
+        """confluent-kafka's driver method: a client (Tink's ``KmsClient`` shape) whose
+        ``get_aead(key_url)`` is this driver's AEAD; the key's SDK client is made now."""
+        return KmsClient(self, conf, key_url)
+
+    @classmethod
+    def register(cls) -> None:
+        """Register a new driver of this class (it wins for its prefix), as confluent-kafka's
+        ``LocalKmsDriver.register()``, ``AwsKmsDriver.register()``, ... that applications call
+        at start-up. serdes registers all five built-in drivers already; calling this is
+        harmless."""
+        register_kms_driver(cls())
+
+
+class KmsClient:
+    """What confluent-kafka's ``KmsDriver.new_kms_client`` returns: AEADs for the key URLs
+    under ``key_url`` (every URL of the driver's prefix when ``None``)."""
+
+    def __init__(self, driver: KmsDriver, conf: Mapping[str, Any], key_url: str | None) -> None:
+        self._driver, self._conf = driver, dict(conf)
+        self._key_url = key_url or driver.key_url_prefix()
+        self._aeads: dict[str, Aead] = {}
+        if key_url and key_url != driver.key_url_prefix():
+            self._aeads[key_url] = driver.new_aead(self._conf, key_url)
+
+    def does_support(self, key_url: str) -> bool:
+        return key_url.startswith(self._key_url)
+
+    def get_aead(self, key_url: str) -> Aead:
+        if not self.does_support(key_url):
+            raise KmsError(f"this client is bound to {self._key_url}, not {key_url}")
+        found = self._aeads.get(key_url)
+        if found is None:
+            found = self._aeads[key_url] = self._driver.new_aead(self._conf, key_url)
+        return found
+
 
 class LocalKmsDriver(KmsDriver):
     """``local-kms://``: a KEK derived from a secret; for tests and air-gapped installs."""
@@ -65,35 +105,65 @@ def local_key(secret: str) -> bytes:
     )
 
 
-class _LazyDriver(KmsDriver):
-    """A cloud driver whose module (and SDK) is imported on first use."""
+class _CloudDriver(KmsDriver):
+    """A cloud driver whose module (and SDK, an optional extra) is imported on first use: the
+    class imports, registers and matches key URLs without the SDK installed; making an AEAD
+    without it raises :class:`KmsError` naming the extra to install."""
 
-    def __init__(self, prefix: str, module: str, extra: str) -> None:
-        self._prefix, self._module, self._extra = prefix, module, extra
+    prefix: str
+    module: str
+    extra: str
 
     def key_url_prefix(self) -> str:
-        return self._prefix
+        return self.prefix
 
     def new_aead(self, config: Mapping[str, Any], key_url: str) -> Aead:
         import importlib
 
         try:
-            mod = importlib.import_module(self._module)
+            mod = importlib.import_module(self.module)
         except ImportError as exc:
             raise KmsError(
-                f"{self._prefix} keys need the {self._extra!r} extra: "
-                f"pip install 'pyschemaregistry[{self._extra}]' ({exc})"
+                f"{self.prefix} keys need the {self.extra!r} extra: "
+                f"pip install 'pyschemaregistry[{self.extra}]' ({exc})"
             ) from exc
-        aead: Aead = mod.new_aead(config, key_url[len(self._prefix) :])
+        aead: Aead = mod.new_aead(config, key_url[len(self.prefix) :])
         return aead
+
+
+class AwsKmsDriver(_CloudDriver):
+    """``aws-kms://`` keys (AWS KMS; boto3 from the ``aws`` extra)."""
+
+    prefix, module, extra = "aws-kms://", "serdes.encryption.cloud.aws", "aws"
+
+
+class AzureKmsDriver(_CloudDriver):
+    """``azure-kms://`` keys (Azure Key Vault; the ``azure`` extra)."""
+
+    prefix, module, extra = "azure-kms://", "serdes.encryption.cloud.azure", "azure"
+
+
+class GcpKmsDriver(_CloudDriver):
+    """``gcp-kms://`` keys (Google Cloud KMS; the ``gcp`` extra)."""
+
+    prefix, module, extra = "gcp-kms://", "serdes.encryption.cloud.gcp", "gcp"
+
+
+class HcVaultKmsDriver(_CloudDriver):
+    """``hcvault://`` keys (HashiCorp Vault's transit engine; hvac from the ``vault`` extra).
+    TLS: ``ssl.ca.location`` (``$VAULT_CACERT``), ``ssl.certificate.location``
+    (``$VAULT_CLIENT_CERT``), ``ssl.key.location`` (``$VAULT_CLIENT_KEY``); see
+    :mod:`serdes.encryption.cloud.vault_tls`."""
+
+    prefix, module, extra = "hcvault://", "serdes.encryption.cloud.hcvault", "vault"
 
 
 _drivers: list[KmsDriver] = [
     LocalKmsDriver(),
-    _LazyDriver("aws-kms://", "serdes.encryption.cloud.aws", "aws"),
-    _LazyDriver("azure-kms://", "serdes.encryption.cloud.azure", "azure"),
-    _LazyDriver("gcp-kms://", "serdes.encryption.cloud.gcp", "gcp"),
-    _LazyDriver("hcvault://", "serdes.encryption.cloud.hcvault", "vault"),
+    AwsKmsDriver(),
+    AzureKmsDriver(),
+    GcpKmsDriver(),
+    HcVaultKmsDriver(),
 ]
 _lock = threading.Lock()
 _aeads: dict[tuple[str, tuple[tuple[str, str], ...]], Aead] = {}
@@ -102,6 +172,12 @@ _aeads: dict[tuple[str, tuple[tuple[str, str], ...]], Aead] = {}
 def register_kms_driver(driver: KmsDriver) -> None:
     """Add a driver; it wins over earlier ones for its prefix."""
     with _lock:
+        # a driver of the same class for the same prefix is replaced, so that start-up code
+        # calling ``XKmsDriver.register()`` again and again does not grow the list
+        prefix = driver.key_url_prefix()
+        _drivers[:] = [
+            d for d in _drivers if type(d) is not type(driver) or d.key_url_prefix() != prefix
+        ]
         _drivers.insert(0, driver)
         _aeads.clear()
 

@@ -12,6 +12,7 @@ import threading
 import time
 from typing import Any
 
+from serdes.client_schemes import register_scheme
 from serdes.encryption.dek_client import (
     DEFAULT_ALGORITHM,
     LATEST_VERSION,
@@ -120,3 +121,6 @@ class MockDekRegistryClient(DekRegistryClient):
 
     def clear_caches(self) -> None:
         """The stored keys are the registry itself: nothing is a cache here."""
+
+
+register_scheme(DekRegistryClient, "mock", MockDekRegistryClient)

@@ -41,6 +41,7 @@ __all__ = [
     "get_original_key",
     "metadata_properties",
     "metadata_tags",
+    "rule_failure_message",
     "set_original_key",
 ]
 
@@ -348,6 +349,14 @@ def store_field_result(ctx: RuleContext, result: Any) -> bool:
     return True
 
 
+def rule_failure_message(rule: Rule, ex: Exception | None) -> str:
+    """What a failed rule's ``SerializationError`` says, as the JavaScript client words it:
+    ``rule NAME failed: REASON`` (the reason: the condition's doc or expression, the executor's
+    error), or ``rule NAME failed`` when there is none."""
+    reason = str(ex) if ex is not None else ""
+    return f"rule {rule.name} failed: {reason}" if reason else f"rule {rule.name} failed"
+
+
 class ErrorAction(RuleAction):
     """Fail the serialization (raise ``SerializationError`` from the rule's error)."""
 
@@ -355,7 +364,7 @@ class ErrorAction(RuleAction):
         return "ERROR"
 
     def run(self, ctx: RuleContext, message: Any, ex: Exception | None) -> None:
-        text = str(ex) if ex is not None else f"Rule failed: {ctx.rule.name}"
+        text = rule_failure_message(ctx.rule, ex)
         if ex is None:
             raise SerializationError(text)
         raise SerializationError(text) from ex

@@ -16,6 +16,7 @@ from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor
 
+from serdes.confluent_protos import meta_tags
 from serdes.rules.context import (
     FieldTransform,
     FieldTransformer,
@@ -57,15 +58,7 @@ def proto_field_type(fd: Any) -> FieldType:
 
 def proto_inline_tags(fd: Any) -> set[str]:
     """The field's ``(confluent.field_meta).tags``."""
-    try:
-        from confluent_kafka.schema_registry.confluent import meta_pb2
-
-        options = fd.GetOptions()
-        if not options.HasExtension(meta_pb2.field_meta):
-            return set()
-        return set(options.Extensions[meta_pb2.field_meta].tags)
-    except (ImportError, KeyError):
-        return set()
+    return meta_tags(fd.GetOptions())
 
 
 def _child(schema_fd: Any, desc: Any) -> Any:

@@ -1,7 +1,8 @@
 """``hcvault://VAULT_HOST:PORT/MOUNT/keys/NAME``: Vault's transit engine (as Tink's HashiCorp
 Vault AEAD: the plaintext base64, an empty context, the ``vault:v1:...`` ciphertext string's
 bytes). Credentials: ``token.id`` (``$VAULT_TOKEN``), ``namespace`` (``$VAULT_NAMESPACE``),
-or AppRole ``approle.role.id`` + ``approle.secret.id``."""
+or AppRole ``approle.role.id`` + ``approle.secret.id``. TLS: ``ssl.ca.location``,
+``ssl.certificate.location``, ``ssl.key.location`` (:mod:`serdes.encryption.cloud.vault_tls`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import Any
 from urllib.parse import quote, urlparse
 
 import hvac
+
+from serdes.encryption.cloud.vault_tls import vault_cert, vault_verify
 
 _PATH = re.compile(r"/?([^/]+(?:/[^/]+)*)/keys/([^/]+)")
 
@@ -50,6 +53,8 @@ def new_aead(config: Mapping[str, Any], key_id: str) -> VaultAead:
         url=f"{parsed.scheme}://{parsed.netloc}",
         token=config.get("token.id") or os.environ.get("VAULT_TOKEN"),
         namespace=config.get("namespace") or os.environ.get("VAULT_NAMESPACE"),
+        verify=vault_verify(config),
+        cert=vault_cert(config),
     )
     role = config.get("approle.role.id") or os.environ.get("VAULT_APPROLE_ROLE_ID")
     secret = config.get("approle.secret.id") or os.environ.get("VAULT_APPROLE_SECRET_ID")

@@ -34,6 +34,7 @@ from serdes.rules.context import (
     FieldType,
     RuleAction,
     RuleContext,
+    rule_failure_message,
 )
 from serdes.rules.model import Rule, RuleKind
 from serdes.rules.registry import RuleRegistry
@@ -149,7 +150,7 @@ class DlqAction(RuleAction):
                 producer.flush()
         except Exception as exc:
             log.error("Could not produce message to DLQ topic %s: %s", topic, exc)
-        text = f"Rule failed: {ctx.rule.name}"
+        text = rule_failure_message(ctx.rule, ex)
         if ex is not None:
             raise SerializationError(text) from ex
         raise SerializationError(text)
