@@ -406,7 +406,19 @@ COVERED = {
     "/associations/resources/{resource_id}": "associations listing",
     "/associations/resources/{namespace}/{name}": "associations listing",
     "/audit/subjects/{subject}": "test_audit_routes history of a subject it may not read",
+    # exporters copy every subject they name: reading them needs admin on "*"
+    # (test_exporters_need_global_admin below)
+    "/exporters": "global admin",
+    "/exporters/{name}": "global admin",
+    "/exporters/{name}/config": "global admin",
+    "/exporters/{name}/status": "global admin",
 }
+
+
+def test_exporters_need_global_admin(client: TestClient) -> None:
+    for path in ("/exporters", "/exporters/e/config", "/exporters/e/status", "/exporters/e"):
+        assert client.get(path, headers=DEV).status_code == 403, path
+        assert client.get(path, headers=ADMIN).status_code in (200, 404), path
 
 
 def test_association_listings_show_readable_subjects(client: TestClient) -> None:
