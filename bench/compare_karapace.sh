@@ -8,13 +8,18 @@
 # 2. starts Karapace from KARAPACE_DIR (default /work/karapace, made by
 #    bench/peers/karapace-setup.sh) on a free port with a fresh topic of its own;
 # 3. runs bench/registry_bench.py --start-ours --store kafka (a fresh topic of ours) with
-#    --compare karapace=..., pre-filling both with SUBJECTS schemas, registration with 1 and 16
-#    clients, RSS after the pre-fill; writes OUT_DIR/results.md, results.json, bench.log;
+#    --compare karapace=...: by default (SUBJECTS=0) on the two fresh topics, what a client of a
+#    new registry sees: new subjects and new versions (register_new) and new subjects
+#    (register_subject), with 1 and 16 clients; with SUBJECTS=N both are pre-filled with N
+#    subjects first and every scenario runs (the earlier recorded runs: SUBJECTS=4000; Karapace
+#    then pays a scan of all its schemas per registration); writes OUT_DIR/results.md,
+#    results.json, bench.log;
 # 4. counts the records per Kafka transaction of ours' topic per scenario (group commit batch
 #    sizes: bench/peers/topic_batches.py) into OUT_DIR/batches.md;
 # 5. stops Karapace (and the broker, if this script started it).
 #
-# env: OURS_BIN (our schema-registry executable; default this checkout's .venv), SUBJECTS (4000),
+# env: OURS_BIN (our schema-registry executable; default this checkout's .venv), SUBJECTS (0),
+#      SCENARIOS (with SUBJECTS=0 "register_new register_subject", else every default one),
 #      ROUNDS (3), SECONDS_PER_RUN (10), WARMUP (2), CLIENTS ("1 16"), BROKER_PORT (19092),
 #      BROKER_DIR (/tmp/kbench-kafka), EXTRA (more registry_bench.py options, e.g. --no-ceiling)
 set -euo pipefail
@@ -55,9 +60,17 @@ otopic=bench_ours_$tag
 bpid=$(cat "$BROKER_DIR/broker.pid" 2>/dev/null || true)   # its CPU per request, when ours
 ours_bin=()
 [ -n "${OURS_BIN:-}" ] && ours_bin=(--ours-bin "$OURS_BIN")
+subjects=${SUBJECTS:-0}
+scenarios=()
+if [ -n "${SCENARIOS:-}" ]; then
+  read -r -a scenarios <<< "$SCENARIOS"
+elif [ "$subjects" = 0 ]; then
+  scenarios=(register_new register_subject)
+fi
+[ ${#scenarios[@]} -gt 0 ] && scenarios=(--scenarios "${scenarios[@]}")
 # shellcheck disable=SC2086
 "$PY" "$REPO/bench/registry_bench.py" --start-ours --store kafka --bootstrap "$BOOT" \
-  --topic "$otopic" "${ours_bin[@]}" --subjects "${SUBJECTS:-4000}" --clients ${CLIENTS:-1 16} \
+  --topic "$otopic" "${ours_bin[@]}" --subjects "$subjects" "${scenarios[@]}" --clients ${CLIENTS:-1 16} \
   --rounds "${ROUNDS:-3}" --seconds "${SECONDS_PER_RUN:-10}" --warmup "${WARMUP:-2}" \
   --compare "karapace=http://127.0.0.1:$kport" --compare-pid "karapace=$kpid" \
   ${bpid:+--broker-pid "$bpid"} \

@@ -20,6 +20,10 @@ connections, targets interleaved per scenario so machine noise hits all of them)
 * ``register_version`` POST /subjects/{subject}/versions  the subject's schema plus one field
   with a default (BACKWARD compatible), one new version per request
 * ``register_subject`` POST /subjects/{subject}/versions  a new subject per request
+* ``register_new``     POST /subjects/{subject}/versions  what a fresh registry's clients do:
+  one request in five a new subject, the other four new versions of the subjects this run
+  created (each version adds an optional field: compatible in every mode); needs no pre-fill,
+  so ``--subjects 0 --scenarios register_new`` measures a fresh topic (not in the default set)
 
 The registry is pre-filled with ``--subjects`` subjects (``bench-00000-value``...; only missing
 ones are registered); when the pre-fill registers them all, its batches show whether
@@ -60,7 +64,16 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 SUBJECT_PREFIX = "bench-"
-SCENARIOS = ("get_by_id", "lookup", "get_version", "register_version", "register_subject")
+SCENARIOS = (
+    "get_by_id",
+    "lookup",
+    "get_version",
+    "register_version",
+    "register_subject",
+    "register_new",
+)
+#: what runs without --scenarios (register_new is for fresh registries: --subjects 0)
+DEFAULT_SCENARIOS = SCENARIOS[:5]
 #: scenarios the bare-FastAPI ceiling also answers (GET with a same-size body; POST echo)
 CEILING_SCENARIOS = ("get_by_id", "lookup", "get_version")
 SCENARIO_TITLES = {
@@ -69,9 +82,12 @@ SCENARIO_TITLES = {
     "get_version": "GET /subjects/{s}/versions/1",
     "register_version": "POST /subjects/{s}/versions (new version)",
     "register_subject": "POST /subjects/{s}/versions (new subject)",
+    "register_new": "POST /subjects/{s}/versions (new subjects and versions)",
 }
 #: scenarios that write; ``--clients`` runs each of them once per client count
-WRITE_SCENARIOS = ("register_version", "register_subject")
+WRITE_SCENARIOS = ("register_version", "register_subject", "register_new")
+#: scenarios that need the pre-filled subjects
+PREFILLED_SCENARIOS = ("get_by_id", "lookup", "get_version", "register_version")
 
 
 def scenario_key(name: str, clients: int | None) -> str:
@@ -596,8 +612,6 @@ class Workload:
         self.ep = ep
         self.rng = random.Random(seed)
         self.indexes = sorted(ids)
-        if not self.indexes:
-            raise SystemExit(f"{ep.label}: no pre-filled subjects to benchmark")
         self.by_id = [build_request(ep, "GET", f"/schemas/ids/{ids[i]}") for i in self.indexes]
         self.lookups = [
             build_request(ep, "POST", f"/subjects/{subject_name(i)}", schema_body(base_schema(i)))
@@ -616,6 +630,7 @@ class Workload:
         self.version_order = order
         self.version_count = 0
         self.subject_count = 0
+        self.new_count = 0
 
     def scenario(self, name: str) -> Callable[[], bytes]:
         if name == "get_by_id":
@@ -628,7 +643,21 @@ class Workload:
             return self._new_version
         if name == "register_subject":
             return self._new_subject
+        if name == "register_new":
+            return self._new_subject_or_version
         raise ValueError(name)
+
+    def _new_subject_or_version(self) -> bytes:
+        k = self.new_count
+        self.new_count += 1
+        subject, fields = divmod(k, 5)
+        schema = base_schema(subject)
+        schema["name"] = f"Fresh{self.token}_{subject}"
+        schema["fields"] += [
+            {"name": f"v{r}", "type": ["null", "string"], "default": None} for r in range(fields)
+        ]
+        path = f"/subjects/{SUBJECT_PREFIX}fresh-{self.token}-{subject}-value/versions"
+        return build_request(self.ep, "POST", path, schema_body(schema))
 
     def _new_version(self) -> bytes:
         k = self.version_count
@@ -1019,7 +1048,7 @@ async def bench(args: argparse.Namespace) -> int:
         ceiling_ep: Endpoint | None = None
         body_size = 0
         with ExitStack() as stack:
-            if not args.no_ceiling:
+            if not args.no_ceiling and set(args.scenarios) & set(CEILING_SCENARIOS):
                 body_size = await answer_size(ours, workloads[ours.label])
                 port = free_port()
                 ceiling_ep = Endpoint.parse(f"ceiling=http://127.0.0.1:{port}", "ceiling")
@@ -1257,7 +1286,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="[LABEL=]URL",
         help="peers measured in the same run (scenarios interleaved); ratios are first/peer",
     )
-    p.add_argument("--subjects", type=int, default=10_000, help="pre-filled subjects (10000)")
+    p.add_argument(
+        "--subjects",
+        type=int,
+        default=10_000,
+        help="pre-filled subjects (10000; 0: none, a fresh registry)",
+    )
     p.add_argument("--concurrency", type=int, default=8, help="connections (8)")
     p.add_argument(
         "--clients",
@@ -1287,9 +1321,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--scenarios",
         nargs="+",
-        default=list(SCENARIOS),
+        default=list(DEFAULT_SCENARIOS),
         choices=SCENARIOS,
-        help="scenarios to run (all)",
+        help="scenarios to run (all but register_new)",
     )
     p.add_argument("--no-ceiling", action="store_true", help="skip the bare-FastAPI ceiling")
     p.add_argument("--seed", type=int, default=1, help="random seed (1)")
@@ -1310,8 +1344,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.serve_ceiling is None and args.report is None:
         if bool(args.url) == bool(args.start_ours):
             p.error("give a registry URL or --start-ours (not both)")
-        if args.subjects < 1 or args.concurrency < 1 or args.seconds <= 0 or args.rounds < 1:
-            p.error("--subjects, --concurrency, --seconds and --rounds must be positive")
+        if args.subjects < 0 or args.concurrency < 1 or args.seconds <= 0 or args.rounds < 1:
+            p.error("--concurrency, --seconds and --rounds must be positive")
+        if args.subjects == 0 and set(args.scenarios) & set(PREFILLED_SCENARIOS):
+            p.error(
+                "--subjects 0 runs only register_subject and register_new (the others need "
+                "pre-filled subjects)"
+            )
         if any(c < 1 for c in args.clients):
             p.error("--clients must be positive")
         if args.start_ours and args.store == "kafka" and not args.bootstrap:
