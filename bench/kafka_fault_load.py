@@ -109,6 +109,7 @@ class Instance:
         self.epoch += 1
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
+        self.proc = None  # gone on purpose: the crash watcher must not count it
 
     def stop(self) -> None:
         if self.running():
@@ -120,6 +121,7 @@ class Instance:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+            self.proc = None
 
     def note_crash(self) -> bool:
         """Record an exit nobody asked for (once); True when there is one."""
@@ -343,6 +345,16 @@ class Writers:
         """Seconds from ``moment`` until the first acknowledged write sent at or after it."""
         ends = [a.ended for a in self.acked() if moment <= a.started <= moment + within]
         return min(ends) - moment if ends else None
+
+
+def failure_samples(answers: list[Answer], per_kind: int = 2) -> dict[str, list[str]]:
+    """A few answers of each kind of failure, for diagnosis."""
+    out: dict[str, list[str]] = {}
+    for a in answers:
+        kind = "no answer" if a.status is None else f"{a.status} {a.error_code or ''}".strip()
+        if len(out.setdefault(kind, [])) < per_kind:
+            out[kind].append(f"{a.target} after {a.ended - a.started:.1f}s: {a.detail[:200]}")
+    return out
 
 
 def failures_by_kind(answers: list[Answer]) -> dict[str, int]:

@@ -28,6 +28,7 @@ from bench.kafka_fault_load import (
     Instances,
     Writers,
     check,
+    failure_samples,
     failures_by_kind,
 )
 from tests.fixtures.kafka_cluster import kafka_cluster  # noqa: F401  (the module's cluster)
@@ -36,6 +37,8 @@ from tests.fixtures.kafka_cluster import kafka_cluster  # noqa: F401  (the modul
 #: ``kill -9`` (the issue asks a 3 s median; one sample on a shared 2-core machine gets margin)
 FAILOVER_BOUND = 5.0
 WRITERS = 6
+#: broker restarts take 10-20 s on a quiet machine, a minute with the machine's 2 cores shared
+pytestmark = pytest.mark.timeout(900)
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +100,7 @@ def test_a_broker_killed_with_kill_9_fails_no_write(
     )
     _no_crash(instances)
     failed = writers.failed()
-    assert not failed, (failures_by_kind(failed), [a.detail for a in failed[:3]])
+    assert not failed, (failures_by_kind(failed), failure_samples(failed))
     assert len(writers.acked()) > 50
     _check_state(instances, kafka_cluster, topic, writers, prefix)
 
@@ -134,10 +137,10 @@ def test_rolling_restart_with_the_leader_instance_killed(
     # outside the leader's kill (and its failover bound) no client sees a failed write
     start, end = leader_window
     outside = [a for a in writers.failed() if a.ended < start or a.started > end]
-    assert not outside, (failures_by_kind(outside), [a.detail for a in outside[:3]])
+    assert not outside, (failures_by_kind(outside), failure_samples(outside))
     # while there is no leader: Confluent's 50003/50004, never a hang
     inside = writers.failed_between(start, end)
-    assert {a.error_code for a in inside} <= {50003, 50004}, failures_by_kind(inside)
+    assert {a.error_code for a in inside} <= {50003, 50004}, failure_samples(inside)
     assert all(a.ended - a.started < 30 for a in writers.answers)
     assert failover is not None and failover <= FAILOVER_BOUND, failover
     assert len(writers.acked()) > 50
