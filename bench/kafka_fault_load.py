@@ -93,7 +93,7 @@ class Instance:
             return None
         return dict(reply.json()) if reply.status_code == 200 else None
 
-    def wait_ready(self, timeout: float = 90) -> None:
+    def wait_ready(self, timeout: float = 180) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if not self.running():
@@ -189,7 +189,7 @@ class Instances:
         with self.lock:
             instance.kill()
 
-    def restart(self, instance: Instance, timeout: float = 90) -> None:
+    def restart(self, instance: Instance, timeout: float = 180) -> None:
         with self.lock:
             if instance.running():
                 instance.kill()
