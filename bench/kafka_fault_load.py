@@ -62,6 +62,9 @@ class Instance:
     #: exits nobody asked for: (return code, tail of the log)
     crashes: list[tuple[int, str]] = field(default_factory=list)
     starts: int = 0
+    #: ready since its last start: clients send to it (as a load balancer checking /ready
+    #: would); a process that is still starting gets no traffic
+    serving: bool = False
 
     @property
     def url(self) -> str:
@@ -72,6 +75,7 @@ class Instance:
         return self.log_dir / f"registry-{self.port}.log"
 
     def start(self) -> None:
+        self.serving = False
         self.starts += 1
         with self.log_path.open("ab") as log:
             log.write(f"\n=== start {self.starts} at {time.time():.3f}\n".encode())
@@ -99,6 +103,7 @@ class Instance:
             if not self.running():
                 raise RuntimeError(f"{self.url} exited: {self.tail()}")
             if self.ready() is not None:
+                self.serving = True
                 return
             time.sleep(0.1)
         raise RuntimeError(f"{self.url} not ready after {timeout}s: {self.tail()}")
@@ -106,6 +111,7 @@ class Instance:
     def kill(self) -> None:
         """``kill -9``: not a crash."""
         assert self.proc is not None
+        self.serving = False
         self.epoch += 1
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
@@ -128,7 +134,7 @@ class Instance:
         if self.proc is None or self.proc.poll() is None:
             return False
         code = self.proc.returncode
-        self.epoch += 1
+        self.serving = False
         self.crashes.append((code, self.tail()))
         self.proc = None
         return True
@@ -167,7 +173,8 @@ class Instances:
                     instance.note_crash()
 
     def live(self) -> list[Instance]:
-        return [i for i in self.all if i.running()]
+        """Instances that run and have been ready since their start: where clients send."""
+        return [i for i in self.all if i.running() and i.serving]
 
     def crashes(self) -> list[tuple[str, int, str]]:
         return [(i.url, code, log) for i in self.all for code, log in i.crashes]
@@ -305,7 +312,7 @@ class Writers:
                 except httpx.HTTPError as exc:
                     ended = time.monotonic()
                     answer = Answer(worker, target.url, subject, schema, began, ended, None,
-                                    target_killed=target.epoch != epoch or not target.running(),
+                                    target_killed=target.epoch != epoch,
                                     detail=f"{type(exc).__name__}: {exc}")  # fmt: skip
                     self._keep(answer)
                     time.sleep(0.02)

@@ -777,7 +777,7 @@ def venv_bin(name: str) -> str:
 async def wait_ready(
     ep: Endpoint,
     proc: subprocess.Popen[bytes],
-    timeout: float = 60,
+    timeout: float = 180,  # a Kafka store's start on a busy 2-core machine
     path: str = "/",
     ready: Callable[[int], bool] = lambda status: status < 500,
 ) -> None:
