@@ -154,17 +154,31 @@ class Instances:
         self._stop = threading.Event()
         self._watcher = threading.Thread(target=self._watch, daemon=True)
         self.lock = threading.Lock()
+        #: instances that exited while starting (and were started again)
+        self.startup_failures: list[str] = []
 
-    def start(self, timeout: float = 180) -> None:
-        """Start the first (it creates the topics), then the others; wait until all are ready."""
+    def start(self, timeout: float = 180, attempts: int = 3) -> None:
+        """Start the first (it creates the topics), then the others; wait until all are ready.
+        An instance that exits while starting is started again (as a supervisor would), at most
+        ``attempts`` times; each such exit is kept in ``startup_failures``."""
         first, *others = self.all
-        first.start()
-        first.wait_ready(timeout)
-        for instance in others:
-            instance.start()
-        for instance in others:
-            instance.wait_ready(timeout)
+        self._start_ready([first], timeout, attempts)
+        self._start_ready(others, timeout, attempts)
         self._watcher.start()
+
+    def _start_ready(self, group: list[Instance], timeout: float, attempts: int) -> None:
+        for instance in group:
+            instance.start()
+        for instance in group:
+            for attempt in range(attempts):
+                try:
+                    instance.wait_ready(timeout)
+                    break
+                except RuntimeError as exc:
+                    if instance.running() or attempt == attempts - 1:
+                        raise
+                    self.startup_failures.append(f"{instance.url}: {exc!s:.400}")
+                    instance.start()
 
     def _watch(self) -> None:
         while not self._stop.wait(0.2):

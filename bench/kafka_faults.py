@@ -183,6 +183,7 @@ def one_run(args: argparse.Namespace, nodes: int, run: int, work: Path) -> dict[
             "crash_logs": [log_[-800:] for _, _, log_ in instances.crashes()][:3],
             "no_leader": no_leader,
             "slow_starts": slow_starts,
+            "startup_failures": instances.startup_failures,
             "failover_s": [None if f is None else round(f, 2) for f in failovers],
             "failover_min_median_max": (
                 [
