@@ -1,6 +1,6 @@
 """Every project under ``examples/`` runs as its README says, against the real services: the
 ``serdes`` producers and consumers on the Kafka broker, the PySpark job on a Spark session, the
-schema repository's CI commands, and the migration with its comparison."""
+schema repository's CI commands, and the migration with ``schema-registry compare``."""
 
 from __future__ import annotations
 
@@ -220,17 +220,18 @@ def test_migration_keeps_ids_and_verify_finds_differences(tmp_path: Path) -> Non
         )  # fmt: skip
         assert copied.returncode == 0, copied.stderr
         target.start()
-        verify = [sys.executable, str(EXAMPLES / "migration" / "verify.py")]
-        same = _run([*verify, source.url, target.url], tmp_path)
-        assert same.returncode == 0 and "identical" in same.stdout, same.stdout + same.stderr
+        compare = [*CLI, "compare", "--url", source.url, "--to-url", target.url]
+        for context in (".", ".team"):
+            same = _run([*compare, "--context", context], tmp_path)
+            assert same.returncode == 0, same.stdout + same.stderr
         moved = httpx.get(f"{target.url}/subjects/order-value/versions/1").json()
         assert moved["id"] == order_id
 
         http.post("/subjects/address-value/versions", json={"schema": json.dumps(
             {**address, "fields": [*address["fields"], {"name": "city", "type": "string",
                                                         "default": ""}]})})  # fmt: skip
-        differ = _run([*verify, source.url, target.url], tmp_path)
-        assert differ.returncode == 1 and "address-value: differs" in differ.stdout
+        differ = _run(compare, tmp_path)
+        assert differ.returncode == 1 and "address-value" in differ.stdout, differ.stdout
     finally:
         for server in (source, target):
             if server.proc is not None and server.proc.poll() is None:
