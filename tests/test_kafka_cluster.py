@@ -510,3 +510,41 @@ def test_an_instance_joining_does_not_fail_writes_on_a_follower(
             server.stop()
     failed = [a for a in answers if a[0] != 200]
     assert len(answers) > 20 and not failed, (len(answers), failed[:3])
+
+
+def test_a_forwarded_write_is_audited_once_by_the_leader(cluster_url: str, tmp_path: Path) -> None:
+    """A write sent to a follower crosses two instances; the leader's audit event is the only
+    one (with the state it changed), the follower's relay writes none."""
+    started: list[LiveServer] = []
+    files = [tmp_path / f"audit-{n}.jsonl" for n in range(2)]
+    try:
+        for audit_file in files:
+            server = LiveServer(
+                cluster_url, tmp_path, {"SCHEMA_REGISTRY_AUDIT_FILE": str(audit_file)}
+            )
+            server.start()
+            started.append(server)
+        leader = leader_of(started)
+        follower = next(s for s in started if s is not leader)
+        url = f"{follower.url}/subjects/audited/versions"
+        done = httpx.post(url, json={"schema": avro("Audited")}, headers=HEADERS, timeout=30)
+        assert done.status_code == 200, done.text
+        bad = httpx.post(url, json={"schema": "{not avro"}, headers=HEADERS, timeout=30)
+        assert bad.status_code == 422
+        events = [
+            (n, json.loads(line))
+            for n, audit_file in enumerate(files)
+            if audit_file.exists()
+            for line in audit_file.read_text().splitlines()
+        ]
+        mine = [(n, e) for n, e in events if e["data"]["request"]["path"].startswith("/subjects/")]
+        statuses = sorted(e["data"]["result"]["status"] for _, e in mine)
+        assert statuses == [200, 422], mine
+        leader_index = started.index(leader)
+        assert {n for n, _ in mine} == {leader_index}
+        ok = next(e for _, e in mine if e["data"]["result"]["status"] == 200)
+        assert ok["data"]["state"]["before"] != ok["data"]["state"]["after"]
+    finally:
+        for server in started:
+            if server.proc is not None and server.proc.poll() is None:
+                server.stop()

@@ -10,6 +10,10 @@ from registry.subjects import qualify
 #: stands in for an encoded slash (%2F) in a path segment while routing; no valid subject
 #: contains it (it is a private-use code point chosen for that)
 ENCODED_SLASH = "\uf8ff"
+#: the request state key a follower sets on a write it relays from the leader: the leader's own
+#: audit middleware records it (with the outcome and the state it changed), so the follower's
+#: does not (one audit event per request, however many instances it crossed)
+AUDIT_RELAYED = "audit_relayed"
 
 
 def registry_of(request: Request) -> Registry:

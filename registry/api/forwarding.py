@@ -49,6 +49,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
 from registry import errors
+from registry.api.deps import AUDIT_RELAYED
 from registry.api.responses import PREFERRED, SRResponse
 from registry.core import Registry
 from registry.settings import Settings
@@ -327,6 +328,7 @@ class ForwardingMiddleware:
             and k.lower() not in ("content-encoding", APPLIED_OFFSET_HEADER)
         ]
         reply_headers.append((b"content-length", str(len(response.content)).encode()))
+        scope.setdefault("state", {})[AUDIT_RELAYED] = True  # the leader audited it
         start = {"type": "http.response.start", "status": response.status_code}
         await send({**start, "headers": reply_headers})
         await send({"type": "http.response.body", "body": response.content})

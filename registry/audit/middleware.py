@@ -24,7 +24,7 @@ import orjson
 from starlette.routing import Match
 
 from registry import errors
-from registry.api.deps import ENCODED_SLASH
+from registry.api.deps import AUDIT_RELAYED, ENCODED_SLASH
 from registry.api.paths import rewrite_paths
 from registry.audit.changes import CURRENT, ChangeNote
 from registry.audit.events import Happened, build_event
@@ -181,6 +181,8 @@ class _Request:
 
     def wanted(self, status: int) -> bool:
         state = self.scope.get("state") or {}
+        if state.get(AUDIT_RELAYED):
+            return False
         if status in (401, 403) or state.get(AUDIT_REFUSED):
             return True
         if self.note is not None and self.note.changed:
