@@ -187,7 +187,8 @@ def test_spark_page(registry: LiveServer, kafka_bootstrap: str, spark) -> None: 
     produce(kafka_bootstrap, topic, [serializer({"id": n, "qty": n * 2}, ctx) for n in range(3)])
     kafka_df = (
         spark.read.format("kafka").option("kafka.bootstrap.servers", kafka_bootstrap)
-        .option("subscribe", topic).option("startingOffsets", "earliest").load()
+        .option("subscribe", topic).option("startingOffsets", "earliest")
+        .option("includeHeaders", "true").load()
     )  # fmt: skip
     namespace: dict[str, Any] = {
         "spark": spark, "F": F, "order_avsc": order_avsc, "url": registry.url,
