@@ -38,6 +38,10 @@ _TRANSIENT_CODES = frozenset(
         KafkaError._TRANSPORT,
         KafkaError._TIMED_OUT,
         KafkaError.REQUEST_TIMED_OUT,
+        # while a broker restarts (a three-broker rolling restart): the partition's leader
+        # handle is replaced, or the partition is briefly unknown to the client's metadata
+        KafkaError._DESTROY_BROKER,
+        KafkaError._UNKNOWN_PARTITION,
     }
 )
 #: longest single watermark request (then it is asked again, of the leader known by then)
