@@ -108,9 +108,14 @@ class _KafkaTransaction(StoreTransaction):
         self.staged: list[tuple[bytes, bytes | None]] = []
         self.appended = []
         self._open = True
+        #: offset of the last schemas record handed to the deciding state (None: not asked)
+        self.applied_through: int | None = None
 
     def read_after(self, offset: int) -> list[Record]:
-        return self._store.read_after(offset)
+        records = self._store.read_after(offset)
+        # what the decision's state has applied (the registry applies all it is handed)
+        self.applied_through = max(offset, records[-1].offset if records else offset)
+        return records
 
     def read_keys_after(self, offset: int) -> list[Record]:
         return self._store.read_keys_after(offset)
@@ -447,22 +452,58 @@ class KafkaLogStore(LogStore):
         self, leadership: Leadership, producer: Any, deadline: float
     ) -> Iterator[StoreTransaction]:
         reader = self._schemas()
-        if leadership.written_end < 0:
-            self._read_to_end(reader, deadline)
-        # else: the topic ends where our last commit left it, as far as anyone can have changed
-        # it: another writer must first fence our producer (init_transactions with the shared
-        # transactional.id) and then our commit fails; the state already holds our records
-        # (applied from the delivery reports) and every record before them. No ListOffsets
-        # round trip, no wait for the reader.
+        # Always read both topics to their ends before deciding (one ListOffsets round trip
+        # per write). The leader once skipped this while its last commit seemed to end the
+        # topic, trusting that nobody could have written since; but records can be committed
+        # before ours that our reader has not delivered yet (a transaction whose commit
+        # outlived its client's timeout while a partition leader moved, another writer), and a
+        # decision on a state without them gives an id or a version twice, while applying our
+        # own records from the delivery reports skipped those records for good.
+        self._read_to_end(reader, deadline)
         txn = _KafkaTransaction(self)
         try:
             yield txn
         finally:
             txn._open = False
         if txn.staged:
-            txn.appended = leadership.produce(
-                producer, txn.staged, deadline, self._topic_of, self.keys
+            appended = leadership.produce(producer, txn.staged, deadline, self._topic_of, self.keys)
+            txn.appended = self._read_back(reader, txn, appended, deadline)
+
+    def _read_back(
+        self, reader: TopicReader, txn: _KafkaTransaction, appended: list[Record], deadline: float
+    ) -> list[Record]:
+        """The records the registry must apply after a committed write: everything the reader
+        has after what the write's decision applied, up to and including our own records, read
+        back from the topic in log order (not only ours from the delivery reports: a record
+        committed before ours that the reader had not delivered would be skipped for good,
+        since the state ignores offsets at or below the last one it applied)."""
+        ours = [r for r in appended if not r.log]
+        if not ours or txn.applied_through is None:
+            return appended
+        last = ours[-1].offset
+        if not reader.wait_position(last + 1, deadline, unbounded=True):
+            raise errors.operation_timeout(
+                f"Timed out waiting for offset {last} of {self.settings.topic} to be read back "
+                "(the write is committed)"
             )
+        read = [r for r in reader.read_after(txn.applied_through) if r.offset <= last]
+        mine = {r.offset for r in ours}
+        foreign = [r.offset for r in read if r.offset not in mine]
+        if foreign:
+            log.warning(
+                "records at offsets %s of %s were committed before this leader's write at %d "
+                "and not read when it decided",
+                foreign[:10],
+                self.settings.topic,
+                last,
+            )
+        missing = mine - {r.offset for r in read}
+        if missing:
+            raise errors.store_error(
+                f"Error while writing to the store: offsets {sorted(missing)[:10]} of "
+                f"{self.settings.topic} not read back"
+            )
+        return [r for r in appended if r.log] + read
 
     def _aborted_tail(self, timeout: float) -> list[tuple[str, bytes, bytes | None]]:
         """(topic, key, value) of every data record after the last committed one of the

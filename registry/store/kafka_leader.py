@@ -96,9 +96,6 @@ class Leadership:
         self._view = ElectionView(self.member, time.monotonic())
         self.error: str | None = None
         self.settled = threading.Event()  # a leader was known at least once
-        #: the end of the topic right after our last commit (its commit marker included), or
-        #: -1: while the topic still ends there nobody else has written since
-        self.written_end = -1
         self._heartbeats: Producer | None = None
         self._resigning = False
         self._dropped_at = 0.0
@@ -341,7 +338,6 @@ class Leadership:
                 self._stop.wait(0.5)
                 return
             with self.lock:
-                self.written_end = -1
                 self.producer = producer
                 self._claim_offset = offsets[0] if offsets else self._claim_offset
                 if offsets and (self._view.claim is None or self._view.claim.offset < offsets[0]):
@@ -372,7 +368,6 @@ class Leadership:
         """Forget ``producer`` (under ``write_lock``)."""
         if producer is None:
             return
-        self.written_end = -1
         with self.lock:
             if self.producer is producer:
                 self.producer = None
@@ -473,11 +468,8 @@ class Leadership:
             if m.topic() == topic
         ]
         records.sort(key=lambda r: r.offset)
-        # No read-back: the registry applies these records (offsets from the delivery reports)
-        # itself, and the reader delivers them later (the state skips offsets it has applied).
-        # One partition, one writer: the commit marker follows the last record.
-        if records:
-            self.written_end = records[-1].offset + 2
+        # the store reads these back (registry.store.kafka.KafkaLogStore._read_back) so that
+        # the registry applies every record up to them in log order
         key_records = sorted(
             (
                 Record(m.key() or b"", m.value(), m.offset(), m.timestamp()[1], KEYS_LOG)

@@ -38,6 +38,10 @@ _TRANSIENT_CODES = frozenset(
         KafkaError._TRANSPORT,
         KafkaError._TIMED_OUT,
         KafkaError.REQUEST_TIMED_OUT,
+        # while a broker restarts (a three-broker rolling restart): the partition's leader
+        # handle is replaced, or the partition is briefly unknown to the client's metadata
+        KafkaError._DESTROY_BROKER,
+        KafkaError._UNKNOWN_PARTITION,
     }
 )
 #: longest single watermark request (then it is asked again, of the leader known by then)
@@ -163,8 +167,11 @@ class TopicReader:
     def open(self, timeout: float) -> tuple[int, int]:
         """Make the consumers, find the watermarks and start reading; returns (low, high)."""
         # watermark queries on a handle of their own: on the reader they would wait behind its
-        # consume() calls
-        probe = Consumer(self._conf)
+        # consume() calls. read_uncommitted: the end asked is the high watermark, not the last
+        # stable offset (librdkafka's default, read_committed, answers that): a transaction
+        # still open or not yet marked committed can commit records below the LSO-end later, so
+        # "read to the end" must wait for it to be decided rather than stop in front of it
+        probe = Consumer({**self._conf, "isolation.level": "read_uncommitted"})
         reader = Consumer(
             {
                 **self._conf,
