@@ -36,8 +36,10 @@ def merge_rule_sets(
         return old
     out: dict[str, Any] = {}
     for group in ("migrationRules", "domainRules", "encodingRules"):
-        merged = {r.get("name"): r for r in old.get(group) or []}
-        for rule in new.get(group) or []:
+        # a rule that is not an object (a fuzzer's `[null]`) is dropped here: a look-up with
+        # it then matches nothing, and a registration refuses it when it validates the set
+        merged = {r.get("name"): r for r in _rules(old.get(group))}
+        for rule in _rules(new.get(group)):
             merged[rule.get("name")] = rule
         if merged:
             out[group] = list(merged.values())
@@ -45,6 +47,10 @@ def merge_rule_sets(
     if enable_at:
         out["enableAt"] = enable_at
     return out
+
+
+def _rules(group: Any) -> list[dict[str, Any]]:
+    return [rule for rule in group if isinstance(rule, dict)] if isinstance(group, list) else []
 
 
 RULE_KINDS = ("TRANSFORM", "CONDITION")

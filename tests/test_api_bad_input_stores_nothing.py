@@ -139,3 +139,21 @@ def test_read_only_rejections_change_nothing(seeded: TestClient, registry: Regis
     for response in attempts:
         assert (response.status_code, response.json()["error_code"]) == (422, 42205)
     assert snapshot(seeded, registry) == before
+
+
+def test_a_lookup_whose_rule_set_holds_a_null_rule_matches_nothing(client) -> None:  # type: ignore[no-untyped-def]
+    """Found by schemathesis: a look-up of a subject with a version, whose ``ruleSet`` lists a
+    ``null`` rule, answered 500 while merging it with the previous version's rules."""
+    schema = '{"type": "record", "name": "R", "fields": []}'
+    assert client.post("/subjects/nullrule/versions", json={"schema": schema}).status_code == 200
+    rule = {"name": "a", "kind": "CONDITION", "type": "CEL", "mode": "WRITE", "expr": "true"}
+    default = {"defaultRuleSet": {"domainRules": [rule]}}  # merged with the look-up's
+    assert client.put("/config/nullrule", json=default).status_code == 200
+    body = {
+        "schema": "",
+        "schemaType": "AVRO",
+        "metadata": {"properties": {}, "sensitive": [], "tags": {}},
+        "ruleSet": {"migrationRules": [None], "domainRules": [], "encodingRules": []},
+    }
+    answer = client.post("/subjects/nullrule", json=body)
+    assert answer.status_code == 404 and answer.json()["error_code"] == 40403, answer.text

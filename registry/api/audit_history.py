@@ -23,7 +23,7 @@ MAX_LIMIT = 1000
 
 @router.get(
     "/audit/subjects/{subject}",
-    responses=docs.answers({"type": "array", "items": {"type": "object"}}, 404),
+    responses=docs.answers({"type": "array", "items": {"type": "object"}}, 400, 404),
 )
 async def history(request: Request, subject: str, limit: int = 200) -> Response:
     path = registry_of(request).settings.audit_file
