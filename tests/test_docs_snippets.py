@@ -60,6 +60,22 @@ def test_every_python_block_is_included_or_run() -> None:
                 assert (ROOT / included).is_file(), f"{page} includes a missing {included}"
 
 
+@pytest.fixture(autouse=True)
+def global_rules() -> Iterator[None]:
+    """The snippets register rule executors globally and configure them with their registry,
+    as an application does; the global rule registry is put back afterwards, or later tests'
+    serdes would find an executor configured for a registry that is gone."""
+    from serdes.rules.registry import RuleRegistry
+
+    rules = RuleRegistry.get_global_instance()
+    saved = (dict(rules._executors), dict(rules._actions), dict(rules._overrides))
+    yield
+    rules.clear()
+    rules._executors.update(saved[0])
+    rules._actions.update(saved[1])
+    rules._overrides.update(saved[2])
+
+
 @pytest.fixture
 def registry(tmp_path: Path) -> Iterator[LiveServer]:
     yield from sqlite_live_server(tmp_path, {"LOCAL_SECRET": "docs"})
