@@ -77,7 +77,7 @@ def answers(client: TestClient) -> dict[str, tuple[int, object]]:
 
 
 def sql_answers(url: str) -> dict[str, tuple[int, object]]:
-    registry = Registry(open_store(url), Settings(poll_interval=0))
+    registry = Registry(open_store(url), Settings(poll_interval=0, v8_fields_by_header=True))
     with TestClient(create_app(registry), headers={"Content-Type": CONTENT_TYPE}) as client:
         return answers(client)
 
