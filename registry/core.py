@@ -24,7 +24,7 @@ from registry.path_numbers import java_int, java_trim
 from registry.records import Record, RecordKey
 from registry.settings import Settings
 from registry.state import SchemaVersion, State
-from registry.store.base import LogStore
+from registry.store.base import LogStore, WriteConflict
 from registry.subjects import DEFAULT_CONTEXT, GLOBAL_CONTEXT, is_valid_subject, parse_subject
 from registry.verdict_cache import VerdictCache
 
@@ -63,6 +63,8 @@ class SchemaRequest:
 
 #: records applied at once after which the state is frozen out of the garbage collector
 FREEZE_AFTER = 10_000
+#: how many times a batch is decided again when the store reports a write conflict
+CONFLICT_RETRIES = 3
 #: how a parse failure that says nothing about the text begins (``formats.protobuf.compiler``)
 TRANSIENT_PARSE_ERROR = "protoc failed"
 
@@ -190,6 +192,25 @@ class Registry:
         return self._group.write_async(decide)
 
     def _commit_batch(self, batch: list[Pending]) -> None:
+        """:meth:`_commit_batch_once`, decided again (up to :data:`CONFLICT_RETRIES` times) when
+        the store finds, before committing, that records the decision had not seen were
+        committed before the batch's own (:class:`WriteConflict`: nothing was committed)."""
+        conflict: WriteConflict | None = None
+        for attempt in range(CONFLICT_RETRIES + 1):
+            try:
+                self._commit_batch_once(batch)
+                return
+            except WriteConflict as exc:
+                log.warning("write decided again (attempt %d): %s", attempt + 2, exc)
+                for pending in batch:
+                    pending.result = pending.error = None
+                    pending.staged = 0
+                conflict = exc
+        for pending in batch:
+            pending.error = errors.store_error(f"Error while writing to the store: {conflict}")
+            pending.done = True
+
+    def _commit_batch_once(self, batch: list[Pending]) -> None:
         """Catch up under the store's exclusive lock; decide the writes one after another, each
         against the state plus the records the earlier ones drafted (applied tentatively, with
         offset and timestamp -1, through the state's undo journal); undo the tentative records
@@ -219,7 +240,7 @@ class Registry:
                     decided = True
                     if staged:
                         txn.append(staged)
-            except errors.RegistryError:
+            except (errors.RegistryError, WriteConflict):
                 raise
             except Exception as exc:
                 log.exception("store write failed")

@@ -28,6 +28,12 @@ from registry.records import Record
 log = logging.getLogger(__name__)
 
 
+class WriteConflict(Exception):
+    """The store did not commit a write: records its decision had not seen were committed
+    before its own (a writer outside the store's protocol). Nothing of it is committed; decide
+    it again on the state read to the end (``registry.core``)."""
+
+
 class StoreTransaction(ABC):
     """Exclusive access to the log for one write; commits when the context exits cleanly."""
 

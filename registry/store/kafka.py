@@ -86,8 +86,15 @@ from confluent_kafka.admin import AdminClient
 
 from registry import errors
 from registry.records import KEYS_LOG, Record
-from registry.store.base import LogStore, StoreTransaction, iter_batches, release_free_memory
+from registry.store.base import (
+    LogStore,
+    StoreTransaction,
+    WriteConflict,
+    iter_batches,
+    release_free_memory,
+)
 from registry.store.kafka_admin import ensure_topics
+from registry.store.kafka_frontier import Frontier, after_commit, unread_before
 from registry.store.kafka_keys import is_key_record
 from registry.store.kafka_leader import Leadership, write_error
 from registry.store.kafka_reader import TopicReader, uncommitted_after
@@ -108,17 +115,24 @@ class _KafkaTransaction(StoreTransaction):
         self.staged: list[tuple[bytes, bytes | None]] = []
         self.appended = []
         self._open = True
-        #: offset of the last schemas record handed to the deciding state (None: not asked)
-        self.applied_through: int | None = None
+        #: offset of the last record of each topic handed to the deciding state (absent: not
+        #: asked; then the decision did not rest on the state, e.g. the copy command's)
+        self.applied_through: dict[str, int] = {}
 
     def read_after(self, offset: int) -> list[Record]:
         records = self._store.read_after(offset)
         # what the decision's state has applied (the registry applies all it is handed)
-        self.applied_through = max(offset, records[-1].offset if records else offset)
+        self._handed(self._store.settings.topic, offset, records)
         return records
 
     def read_keys_after(self, offset: int) -> list[Record]:
-        return self._store.read_keys_after(offset)
+        records = self._store.read_keys_after(offset)
+        if self._store.keys is not None:
+            self._handed(self._store.keys.topic, offset, records)
+        return records
+
+    def _handed(self, topic: str, offset: int, records: list[Record]) -> None:
+        self.applied_through[topic] = max(offset, records[-1].offset if records else offset)
 
     def append(self, records: Sequence[tuple[bytes, bytes | None]]) -> None:
         if not self._open:
@@ -159,6 +173,9 @@ class KafkaLogStore(LogStore):
         #: asks the keys topic's end while the writer asks the schemas topic's (``exclusive``)
         self._probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kafka-keys-end")
         self._open_lock = threading.Lock()
+        #: where the state ends in each topic, valid while this producer leads
+        #: (``registry.store.kafka_frontier``; under the write lock)
+        self._frontier: tuple[Any, dict[str, Frontier]] | None = None
 
     @property
     def advertised_url(self) -> str | None:
@@ -452,58 +469,74 @@ class KafkaLogStore(LogStore):
         self, leadership: Leadership, producer: Any, deadline: float
     ) -> Iterator[StoreTransaction]:
         reader = self._schemas()
-        # Always read both topics to their ends before deciding (one ListOffsets round trip
-        # per write). The leader once skipped this while its last commit seemed to end the
-        # topic, trusting that nobody could have written since; but records can be committed
-        # before ours that our reader has not delivered yet (a transaction whose commit
-        # outlived its client's timeout while a partition leader moved, another writer), and a
-        # decision on a state without them gives an id or a version twice, while applying our
-        # own records from the delivery reports skipped those records for good.
-        self._read_to_end(reader, deadline)
+        # Where the state ends in each topic (registry.store.kafka_frontier). Known after this
+        # producer's last commit (the state holds everything up to its records): then no
+        # ListOffsets round trip and no wait for the reader before deciding; where the records
+        # land proves, before the commit, that the decision missed nothing. Otherwise (a new
+        # producer, a failed write) read both topics to their high watermarks first.
+        known, self._frontier = self._frontier, None  # valid again only once this write ends well
+        frontiers = dict(known[1]) if known is not None and known[0] is producer else None
+        if frontiers is None:
+            frontiers = self._read_to_end(reader, deadline)
         txn = _KafkaTransaction(self)
         try:
             yield txn
         finally:
             txn._open = False
-        if txn.staged:
-            appended = leadership.produce(producer, txn.staged, deadline, self._topic_of, self.keys)
-            txn.appended = self._read_back(reader, txn, appended, deadline)
+        if not txn.staged:
+            self._frontier = (producer, frontiers)
+            return
+        appended = leadership.produce(
+            producer,
+            txn.staged,
+            deadline,
+            self._topic_of,
+            lambda records: self._verify(txn, frontiers, records, deadline),
+        )
+        for topic, offsets in _offsets_by_topic(self, appended).items():
+            frontiers[topic] = after_commit(offsets)
+        # the registry applies ``appended`` right after this (under its write lock)
+        self._frontier = (producer, frontiers)
+        txn.appended = appended
 
-    def _read_back(
-        self, reader: TopicReader, txn: _KafkaTransaction, appended: list[Record], deadline: float
-    ) -> list[Record]:
-        """The records the registry must apply after a committed write: everything the reader
-        has after what the write's decision applied, up to and including our own records, read
-        back from the topic in log order (not only ours from the delivery reports: a record
-        committed before ours that the reader had not delivered would be skipped for good,
-        since the state ignores offsets at or below the last one it applied)."""
-        ours = [r for r in appended if not r.log]
-        if not ours or txn.applied_through is None:
-            return appended
-        last = ours[-1].offset
-        if not reader.wait_position(last + 1, deadline, unbounded=True):
-            raise errors.operation_timeout(
-                f"Timed out waiting for offset {last} of {self.settings.topic} to be read back "
-                "(the write is committed)"
-            )
-        read = [r for r in reader.read_after(txn.applied_through) if r.offset <= last]
-        mine = {r.offset for r in ours}
-        foreign = [r.offset for r in read if r.offset not in mine]
-        if foreign:
-            log.warning(
-                "records at offsets %s of %s were committed before this leader's write at %d "
-                "and not read when it decided",
-                foreign[:10],
-                self.settings.topic,
-                last,
-            )
-        missing = mine - {r.offset for r in read}
-        if missing:
-            raise errors.store_error(
-                f"Error while writing to the store: offsets {sorted(missing)[:10]} of "
-                f"{self.settings.topic} not read back"
-            )
-        return [r for r in appended if r.log] + read
+    def _verify(
+        self,
+        txn: _KafkaTransaction,
+        frontiers: dict[str, Frontier],
+        records: list[Record],
+        deadline: float,
+    ) -> None:
+        """Raise :class:`WriteConflict` unless the decision saw every record committed before
+        ``records`` (in the log, not committed yet); see ``registry.store.kafka_frontier``."""
+        for topic, offsets in _offsets_by_topic(self, records).items():
+            frontier = frontiers[topic]
+            unread = unread_before(frontier, offsets)
+            if unread is None:
+                raise WriteConflict(
+                    f"records of this write landed at offsets {offsets[:10]} of {topic}, not "
+                    f"after offset {frontier.end}: another writer is writing to the topic"
+                )
+            if not unread:
+                continue
+            # every transaction before our first record decided and read (ours, still open,
+            # holds the reader's last stable offset at our first record)
+            reader = self._reader_of(topic)
+            if not reader.wait_position(unread.stop, deadline, unbounded=True):
+                raise errors.operation_timeout(
+                    f"Timed out reading {topic} up to offset {unread.stop} before committing"
+                )
+            seen = txn.applied_through.get(topic, frontier.end - 1)
+            missed = reader.offsets_between(max(unread.start, seen + 1), unread.stop)
+            if missed:
+                raise WriteConflict(
+                    f"records at offsets {missed[:10]} of {topic} were committed before this "
+                    f"write's records at {offsets[0]} and not read when it was decided"
+                )
+
+    def _reader_of(self, topic: str) -> TopicReader:
+        if self.keys is not None and topic == self.keys.topic:
+            return self.keys
+        return self._schemas()
 
     def _aborted_tail(self, timeout: float) -> list[tuple[str, bytes, bytes | None]]:
         """(topic, key, value) of every data record after the last committed one of the
@@ -531,9 +564,9 @@ class KafkaLogStore(LogStore):
             )
         return out
 
-    def _read_to_end(self, reader: TopicReader, deadline: float) -> None:
-        """Read the schemas and keys topics to their ends (the first write of a leader, or
-        after a failed one)."""
+    def _read_to_end(self, reader: TopicReader, deadline: float) -> dict[str, Frontier]:
+        """Read the schemas and keys topics to their high watermarks (the first write of a
+        producer, or after a failed one); the frontiers this gives."""
         # the keys topic's end asked at the same time (one broker round trip of waiting,
         # not two)
         keys_end = None
@@ -550,8 +583,10 @@ class KafkaLogStore(LogStore):
             raise errors.operation_timeout(
                 f"Timed out reading {self.settings.topic} to offset {end} before writing"
             )
+        frontiers = {reader.topic: Frontier(end)}
         if self.keys is not None and keys_end is not None:
-            self._wait_keys(self.keys, keys_end, deadline)
+            frontiers[self.keys.topic] = Frontier(self._wait_keys(self.keys, keys_end, deadline))
+        return frontiers
 
     def _topic_of(self, key: bytes) -> str:
         """The keys topic for a KEK or DEK record (when the store has one), else ``topic``."""
@@ -559,7 +594,7 @@ class KafkaLogStore(LogStore):
             return self.keys.topic
         return self.settings.topic
 
-    def _wait_keys(self, keys: TopicReader, asked: Future[int], deadline: float) -> None:
+    def _wait_keys(self, keys: TopicReader, asked: Future[int], deadline: float) -> int:
         try:
             end = asked.result()
         except KafkaException as exc:
@@ -568,3 +603,13 @@ class KafkaLogStore(LogStore):
             raise errors.operation_timeout(
                 f"Timed out reading {keys.topic} to offset {end} before writing"
             )
+        return end
+
+
+def _offsets_by_topic(store: KafkaLogStore, records: list[Record]) -> dict[str, list[int]]:
+    """Offsets of ``records`` (ascending) by topic: keys-log records in the keys topic."""
+    out: dict[str, list[int]] = {}
+    for record in records:
+        topic = store.keys.topic if record.log and store.keys is not None else store.settings.topic
+        out.setdefault(topic, []).append(record.offset)
+    return {topic: sorted(offsets) for topic, offsets in out.items()}

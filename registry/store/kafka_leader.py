@@ -55,7 +55,6 @@ from registry.store.kafka_election import (
     encode,
     should_claim,
 )
-from registry.store.kafka_reader import TopicReader
 from registry.store.kafka_settings import KafkaSettings
 
 log = logging.getLogger(__name__)
@@ -433,10 +432,12 @@ class Leadership:
         staged: Sequence[tuple[bytes, bytes | None]],
         deadline: float,
         topic_of: Callable[[bytes], str],
-        keys: TopicReader | None,
+        verify: Callable[[list[Record]], None],
     ) -> list[Record]:
         """Write ``staged`` in one transaction (``acks=all``: durable once committed); the
-        records with the offsets the delivery reports give, keys-topic records first."""
+        records with the offsets the delivery reports give, keys-topic records first.
+        ``verify`` sees them before the commit is sent (they are in the log, not committed);
+        when it raises, the transaction is aborted and the error passed on."""
         delivered: list[Any] = []
         failures: list[KafkaError] = []
 
@@ -452,24 +453,28 @@ class Leadership:
                 producer.produce(
                     topic_of(key), key=key, value=value, partition=0, on_delivery=on_delivery
                 )
-            producer.commit_transaction(max(0.1, deadline - time.monotonic()))
+            # the delivery reports (offsets) before the commit: the commit would wait for
+            # them anyway, so this costs no round trip
+            unsent = producer.flush(max(0.1, deadline - time.monotonic()))
         except (KafkaException, BufferError) as exc:
             self._drop_producer(producer)
             raise write_error("writing to the topic", exc) from exc
-        if failures or len(delivered) != len(staged):
+        if unsent or failures or len(delivered) != len(staged):
             self._drop_producer(producer)
             if failures:
                 raise write_error("writing to the topic", KafkaException(failures[0]))
+            if unsent:
+                raise errors.operation_timeout("Timed out writing to the topic")
             raise errors.store_error("Error while writing to the store: records not acknowledged")
         topic = self.settings.topic
-        records = [
-            Record(m.key() or b"", m.value(), m.offset(), m.timestamp()[1])
-            for m in delivered
-            if m.topic() == topic
-        ]
-        records.sort(key=lambda r: r.offset)
-        # the store reads these back (registry.store.kafka.KafkaLogStore._read_back) so that
-        # the registry applies every record up to them in log order
+        records = sorted(
+            (
+                Record(m.key() or b"", m.value(), m.offset(), m.timestamp()[1])
+                for m in delivered
+                if m.topic() == topic
+            ),
+            key=lambda r: r.offset,
+        )
         key_records = sorted(
             (
                 Record(m.key() or b"", m.value(), m.offset(), m.timestamp()[1], KEYS_LOG)
@@ -478,16 +483,26 @@ class Leadership:
             ),
             key=lambda r: r.offset,
         )
-        if (
-            key_records
-            and keys is not None
-            and not keys.wait_position(key_records[-1].offset + 1, deadline)
-        ):
-            raise errors.operation_timeout(
-                f"Timed out waiting for offset {key_records[-1].offset} of {keys.topic} to be "
-                "read back"
-            )
+        try:
+            verify(key_records + records)
+        except BaseException:
+            self._abort(producer, deadline)
+            raise
+        try:
+            producer.commit_transaction(max(0.1, deadline - time.monotonic()))
+        except KafkaException as exc:
+            self._drop_producer(producer)
+            raise write_error("writing to the topic", exc) from exc
         return key_records + records
+
+    def _abort(self, producer: Producer, deadline: float) -> None:
+        """Abort the open transaction; a producer that cannot is dropped (the next claim's
+        ``init_transactions`` aborts it)."""
+        try:
+            producer.abort_transaction(max(1.0, deadline - time.monotonic()))
+        except KafkaException as exc:
+            log.warning("aborting a transaction failed: %s", exc)
+            self._drop_producer(producer)
 
 
 def write_error(action: str, exc: Exception) -> errors.RegistryError:

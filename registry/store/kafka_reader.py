@@ -346,6 +346,14 @@ class TopicReader:
                 self.cond.notify_all()
             return self._records[:end]
 
+    def offsets_between(self, low: int, high: int) -> list[int]:
+        """Offsets of the records read and not yet dropped in ``[low, high)`` (handed out or
+        not; nothing is handed out)."""
+        with self.cond:
+            start = bisect.bisect_left(self._offsets, low)
+            stop = bisect.bisect_left(self._offsets, high)
+            return self._offsets[start:stop]
+
     def drop_handed(self) -> None:
         """Drop the records handed out (their consumer has applied them)."""
         self.read_after(self.handed_through())

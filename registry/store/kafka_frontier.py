@@ -1,0 +1,77 @@
+"""Where the leader's next records must land for its decision to have seen everything before them.
+
+A write on the Kafka store is decided on the state, then produced in a transaction. It may be
+committed only if every record that is (or will be) committed at an offset below the write's
+own records was applied to the state it was decided on: otherwise an id or a version can be
+given twice, and applying our records first would skip the earlier ones for good (the state
+ignores offsets at or below the last one it applied).
+
+The leader used to make sure of it *before* deciding: a ListOffsets round trip for the high
+watermark and a wait for the reader to get there; and *after* committing it waited for its own
+records to come back through the reader (a read_committed fetch that waits for the commit
+marker). Instead, the store checks *where its records landed* (the delivery reports give their
+offsets before the commit is sent) against a :class:`Frontier`:
+
+* ``end``: every committed data record below ``end`` has been applied to the state (the
+  leader read the topic to its high watermark, or its own last commit ended there);
+* ``marker``: the leader's last transaction wrote to this topic, so its commit marker (one
+  control record, one offset) lies at or after ``end``.
+
+If our records are contiguous and the first lands at ``end`` (``end + 1`` with a marker
+pending), then nothing but our own marker lies between what the state holds and our records:
+the decision saw every record before them, whoever else writes to the topic. This is an
+argument from log positions, not from fencing. The facts of Kafka it rests on: offsets of a
+partition are assigned in append order; a transaction marker takes exactly one offset; and a
+producer's next transaction cannot add a partition (AddPartitionsToTxn answers
+CONCURRENT_TRANSACTIONS) until the coordinator has written the previous transaction's markers,
+so our marker precedes our next records. Otherwise :func:`unread_before` names the offsets to
+look at: the store waits until its reader has read up to our first record (every transaction
+before it decided) and commits only if none of those offsets held a committed data record the
+decision did not see; if one did, it aborts and the registry decides the write again
+(:class:`registry.store.base.WriteConflict`).
+
+After a commit, our records are applied from the delivery reports (they directly follow what
+the state holds), and the frontier moves to just after them with a marker pending.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Frontier:
+    """What the deciding state holds of one topic partition (see the module docstring)."""
+
+    #: every committed data record below this offset has been applied to the state
+    end: int
+    #: the leader's last commit wrote here: its marker lies at or after ``end``
+    marker: bool = False
+
+    def expected(self) -> int:
+        """Offset where our next record lands if nobody else wrote in between."""
+        return self.end + 1 if self.marker else self.end
+
+
+def unread_before(frontier: Frontier, offsets: Sequence[int]) -> range | None:
+    """Offsets that may hold records the decision did not see, given where our records landed
+    (``offsets``, ascending): an empty range when the records follow the frontier directly,
+    the offsets between the frontier and our first record when something may lie in between,
+    None when the records cannot follow a decision on this frontier (not contiguous, or below
+    the frontier: the log is not what the state was built from)."""
+    if not offsets:
+        return range(0)
+    first = offsets[0]
+    if offsets[-1] - first != len(offsets) - 1:
+        return None
+    if first < frontier.end:
+        return None
+    if first == frontier.expected():
+        return range(0)
+    return range(frontier.end, first)
+
+
+def after_commit(offsets: Sequence[int]) -> Frontier:
+    """The frontier once our records at ``offsets`` are committed and applied."""
+    return Frontier(offsets[-1] + 1, marker=True)
