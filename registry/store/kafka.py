@@ -56,14 +56,15 @@ How it works:
   producer (``acks=all``) with the fixed ``transactional.id``: a new leader's
   ``init_transactions`` aborts whatever the old leader left open and fences it, so a paused old
   leader can never commit again; its first transaction re-commits the records of aborted
-  transactions (so ``read_uncommitted`` readers agree) and its claim. Then the leader reads up
-  to the end of the topic before it decides anything; each write reads to the high watermark,
-  decides, produces in one transaction and commits (``acks=all``: durable); the registry
-  applies the committed records at the offsets the delivery reports give (read-your-writes)
-  and the reader skips them later. While the topic
-  still ends where this leader's last commit left it, the next write needs no wait for the
-  reader. Timeouts are 50002, other Kafka failures 50001, a record the broker finds too large
-  42209.
+  transactions (so ``read_uncommitted`` readers agree) and its claim. Its first write reads
+  both topics to their high watermarks before deciding; later writes do not: each decides,
+  produces in one transaction and, before committing, checks where the delivery reports put
+  its records against what the state holds (``registry.store.kafka_frontier``: right after it,
+  nothing can have been missed; else it reads up to them and aborts if the decision missed a
+  committed record, and the registry decides again). Committed (``acks=all``: durable), the
+  records are applied at the offsets the delivery reports give (read-your-writes, no wait for
+  the reader, which skips them later). Timeouts are 50002, other Kafka failures 50001, a record
+  the broker finds too large 42209.
 
 Records are Confluent's (``registry.records``) so a topic written by Confluent Schema Registry is
 served unchanged. Confluent's own instances read with ``read_uncommitted``; they conclude what
@@ -86,15 +87,15 @@ from confluent_kafka.admin import AdminClient
 
 from registry import errors
 from registry.records import KEYS_LOG, Record
-from registry.store.base import (
-    LogStore,
-    StoreTransaction,
-    WriteConflict,
-    iter_batches,
-    release_free_memory,
-)
+from registry.store.base import LogStore, StoreTransaction, iter_batches, release_free_memory
 from registry.store.kafka_admin import ensure_topics
-from registry.store.kafka_frontier import Frontier, after_commit, unread_before
+from registry.store.kafka_frontier import (
+    MARKER_WAIT,
+    Frontier,
+    after_commit,
+    await_markers,
+    check_landing,
+)
 from registry.store.kafka_keys import is_key_record
 from registry.store.kafka_leader import Leadership, write_error
 from registry.store.kafka_reader import TopicReader, uncommitted_after
@@ -176,6 +177,7 @@ class KafkaLogStore(LogStore):
         #: where the state ends in each topic, valid while this producer leads
         #: (``registry.store.kafka_frontier``; under the write lock)
         self._frontier: tuple[Any, dict[str, Frontier]] | None = None
+        self._committed_at = 0.0  # monotonic time of the last commit (``_await_markers``)
 
     @property
     def advertised_url(self) -> str | None:
@@ -486,52 +488,32 @@ class KafkaLogStore(LogStore):
         if not txn.staged:
             self._frontier = (producer, frontiers)
             return
+        if time.monotonic() - self._committed_at < MARKER_WAIT:
+            await_markers(
+                frontiers,
+                {self._topic_of(key) for key, _ in txn.staged},
+                self._reader_of,
+                min(deadline, time.monotonic() + MARKER_WAIT),
+            )
         appended = leadership.produce(
             producer,
             txn.staged,
             deadline,
             self._topic_of,
-            lambda records: self._verify(txn, frontiers, records, deadline),
+            lambda records: check_landing(
+                frontiers,
+                _offsets_by_topic(self, records),
+                txn.applied_through,
+                self._reader_of,
+                deadline,
+            ),
         )
         for topic, offsets in _offsets_by_topic(self, appended).items():
             frontiers[topic] = after_commit(offsets)
+        self._committed_at = time.monotonic()
         # the registry applies ``appended`` right after this (under its write lock)
         self._frontier = (producer, frontiers)
         txn.appended = appended
-
-    def _verify(
-        self,
-        txn: _KafkaTransaction,
-        frontiers: dict[str, Frontier],
-        records: list[Record],
-        deadline: float,
-    ) -> None:
-        """Raise :class:`WriteConflict` unless the decision saw every record committed before
-        ``records`` (in the log, not committed yet); see ``registry.store.kafka_frontier``."""
-        for topic, offsets in _offsets_by_topic(self, records).items():
-            frontier = frontiers[topic]
-            unread = unread_before(frontier, offsets)
-            if unread is None:
-                raise WriteConflict(
-                    f"records of this write landed at offsets {offsets[:10]} of {topic}, not "
-                    f"after offset {frontier.end}: another writer is writing to the topic"
-                )
-            if not unread:
-                continue
-            # every transaction before our first record decided and read (ours, still open,
-            # holds the reader's last stable offset at our first record)
-            reader = self._reader_of(topic)
-            if not reader.wait_position(unread.stop, deadline, unbounded=True):
-                raise errors.operation_timeout(
-                    f"Timed out reading {topic} up to offset {unread.stop} before committing"
-                )
-            seen = txn.applied_through.get(topic, frontier.end - 1)
-            missed = reader.offsets_between(max(unread.start, seen + 1), unread.stop)
-            if missed:
-                raise WriteConflict(
-                    f"records at offsets {missed[:10]} of {topic} were committed before this "
-                    f"write's records at {offsets[0]} and not read when it was decided"
-                )
 
     def _reader_of(self, topic: str) -> TopicReader:
         if self.keys is not None and topic == self.keys.topic:

@@ -36,8 +36,18 @@ the state holds), and the frontier moves to just after them with a marker pendin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+from confluent_kafka import KafkaException
+
+from registry import errors
+from registry.store.base import WriteConflict
+from registry.store.kafka_reader import TopicReader
+
+#: longest wait for our last commit's markers before the next transaction (seconds)
+MARKER_WAIT = 0.025
 
 
 @dataclass(frozen=True)
@@ -75,3 +85,65 @@ def unread_before(frontier: Frontier, offsets: Sequence[int]) -> range | None:
 def after_commit(offsets: Sequence[int]) -> Frontier:
     """The frontier once our records at ``offsets`` are committed and applied."""
     return Frontier(offsets[-1] + 1, marker=True)
+
+
+def check_landing(
+    frontiers: Mapping[str, Frontier],
+    landed: Mapping[str, Sequence[int]],
+    applied_through: Mapping[str, int],
+    reader_of: Callable[[str], TopicReader],
+    deadline: float,
+) -> None:
+    """Raise :class:`WriteConflict` unless the decision saw every record committed before our
+    records (``landed``: their offsets by topic, in the log, not committed yet).
+    ``applied_through``: the last offset of each topic the decision's state was handed."""
+    for topic, offsets in landed.items():
+        frontier = frontiers[topic]
+        unread = unread_before(frontier, offsets)
+        if unread is None:
+            raise WriteConflict(
+                f"records of this write landed at offsets {list(offsets[:10])} of {topic}, "
+                f"not after offset {frontier.end}: another writer is writing to the topic"
+            )
+        if not unread:
+            continue
+        # every transaction before our first record decided and read (ours, still open, holds
+        # the reader's last stable offset at our first record)
+        reader = reader_of(topic)
+        if not reader.wait_position(unread.stop, deadline, unbounded=True):
+            raise errors.operation_timeout(
+                f"Timed out reading {topic} up to offset {unread.stop} before committing"
+            )
+        seen = applied_through.get(topic, frontier.end - 1)
+        missed = reader.offsets_between(max(unread.start, seen + 1), unread.stop)
+        if missed:
+            raise WriteConflict(
+                f"records at offsets {missed[:10]} of {topic} were committed before this "
+                f"write's records at {offsets[0]} and not read when it was decided"
+            )
+
+
+def await_markers(
+    frontiers: Mapping[str, Frontier],
+    topics: set[str],
+    reader_of: Callable[[str], TopicReader],
+    stop: float,
+) -> None:
+    """Right after a commit: let the coordinator finish writing its markers before the next
+    transaction adds the partitions ``topics``. Until then AddPartitionsToTxn answers
+    CONCURRENT_TRANSACTIONS and librdkafka waits a fixed 20 ms before asking again (back to
+    back transactions, as group commit makes them, took 30 ms instead of 7 on this machine).
+    The last stable offset passes our marker once it is written; asked until ``stop`` at most
+    (then librdkafka's retry takes over). Speed only: nothing depends on it for safety."""
+    for topic in topics:
+        frontier = frontiers.get(topic)
+        if frontier is None or not frontier.marker:
+            continue
+        reader = reader_of(topic)
+        while reader.position <= frontier.end and time.monotonic() < stop:
+            try:
+                if reader.stable_end(max(0.1, stop - time.monotonic())) > frontier.end:
+                    break
+            except KafkaException:
+                break
+            time.sleep(0.0005)

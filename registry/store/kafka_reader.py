@@ -161,6 +161,8 @@ class TopicReader:
         self._thread: threading.Thread | None = None
         self._reader: Consumer | None = None
         self._probe: Consumer | None = None
+        #: asks the last stable offset (read_committed), made on first use (the leader's)
+        self._stable_probe: Consumer | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -214,10 +216,10 @@ class TopicReader:
         if self._thread is not None:
             self._thread.join(timeout=15)
             self._thread = None
-        for consumer in (self._reader, self._probe):
+        for consumer in (self._reader, self._probe, self._stable_probe):
             if consumer is not None:
                 consumer.close()
-        self._reader = self._probe = None
+        self._reader = self._probe = self._stable_probe = None
 
     # ---- the reading thread ----------------------------------------------------------------
 
@@ -378,6 +380,13 @@ class TopicReader:
         if probe is None:
             raise RuntimeError(f"{self.topic} is not open")
         return watermarks(probe, self.tp, timeout)[1]
+
+    def stable_end(self, timeout: float) -> int:
+        """The topic's last stable offset now (every transaction below it is decided). One
+        caller at a time (the leader's write path)."""
+        if self._stable_probe is None:
+            self._stable_probe = Consumer({**self._conf, "isolation.level": "read_committed"})
+        return watermarks(self._stable_probe, self.tp, timeout)[1]
 
     def wait_position(self, target: int, deadline: float, *, unbounded: bool = False) -> bool:
         """Block until the reader has read up to ``target`` (False when ``deadline`` passes).
