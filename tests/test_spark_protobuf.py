@@ -264,13 +264,15 @@ message Everything {
 message Holder { message Inner { string label = 1; Everything.Point at = 2; } Inner inner = 1; }
 """
 ALL_TYPE = (
-    "struct<i32:int,s32:int,sf32:int,u32:int,f32:int,i64:bigint,s64:bigint,sf64:bigint,"
+    "struct<name:string,code:int,"
+    "i32:int,s32:int,sf32:int,u32:int,f32:int,i64:bigint,s64:bigint,sf64:bigint,"
     "u64:bigint,f64:bigint,fl:float,db:double,flag:boolean,text:string,blob:binary,"
     "color:string,point:struct<x:int,y:int>,nums:array<int>,points:array<struct<x:int,y:int>>,"
     "counts:map<string,bigint>,by_id:map<int,struct<x:int,y:int>>,at:timestamp,"
     "took:interval day to second,maybe:int,wrapped:struct<value:int>,"
-    "extra:struct<type_url:string,value:binary>,colors:array<string>,name:string,code:int>"
-)  # the registry's field order: it stores the schema as text, with oneofs after the fields
+    "extra:struct<type_url:string,value:binary>,colors:array<string>>"
+)  # the field order of the descriptor the registry serves (format=serialized), as Confluent
+# builds it (ProtobufSchema.toDynamicMessage): oneof members first, then the other fields
 EVO = {
     1: "message User { int64 id = 1; string name = 2; }",
     2: "message User { int64 id = 1; string name = 2; string email = 3; }",

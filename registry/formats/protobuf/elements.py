@@ -3,7 +3,7 @@ fields, oneofs, enums and their constants, services and rpcs, each with its opti
 and where they stand in the text.
 
 Confluent works on this tree, not on a compiled descriptor: it prints options as parsed
-(``printer.SourceHints``), finds inline tags in it (``ProtobufSchema.inlineTaggedEntities``)
+(``source_hints.SourceHints``), finds inline tags in it (``ProtobufSchema.inlineTaggedEntities``)
 and rewrites it to add or remove tags (``modifySchemaTags``). The text has been compiled by
 protoc already, so the scan is lenient: what it does not understand it skips.
 """

@@ -15,11 +15,16 @@ from registry.formats.base import Dependency, ParsedSchema, SchemaFormat
 from registry.formats.protobuf import compatibility as _compat
 from registry.formats.protobuf.compiler import Compiled, compile_proto
 from registry.formats.protobuf.options import OptionReader
-from registry.formats.protobuf.printer import SourceHints, print_file
+from registry.formats.protobuf.printer import Printer, SourceHints, print_file
+from registry.formats.protobuf.serialized import (
+    DEFAULT_NAME,
+    confluent_descriptor,
+    fill_types,
+)
 from registry.formats.protobuf.symbols import Symbols
 
 #: the file name Confluent gives the schema's own descriptor in ``format=serialized``
-SERIALIZED_NAME = "default"
+SERIALIZED_NAME = DEFAULT_NAME
 _BASE64 = re.compile(r"[A-Za-z0-9+/\s]+={0,2}\s*")
 
 
@@ -78,11 +83,15 @@ class ProtobufSchema(ParsedSchema):
         return self.canonical()
 
     def serialized(self) -> str:
-        """Base64 of the schema's ``FileDescriptorProto`` (``format=serialized``)."""
-        fd = FileDescriptorProto()
-        fd.CopyFrom(self.compiled.main)
-        fd.name = SERIALIZED_NAME
-        return base64.b64encode(fd.SerializeToString()).decode("ascii")
+        """Base64 of the ``FileDescriptorProto`` Confluent builds for the schema
+        (``format=serialized``; see ``serialized.confluent_descriptor``)."""
+        return base64.b64encode(self.confluent_descriptor().SerializeToString()).decode("ascii")
+
+    def confluent_descriptor(self) -> FileDescriptorProto:
+        """The schema's descriptor as Confluent's ``toDynamicSchema`` builds it."""
+        printer = Printer(self.symbols, self._options, hints=self.hints)
+        references = [dep.name for dep in self.dependencies]
+        return confluent_descriptor(self.compiled.main, printer, references)
 
     def model(self) -> _compat.FileModel:
         if self._model is None:
@@ -137,6 +146,7 @@ class ProtobufFormat(SchemaFormat):
             deps,
         )
         files = [*imported.files[:-1], descriptor]
+        fill_types(descriptor, Symbols(files))
         text = print_file(
             descriptor, Symbols([descriptor]), OptionReader(files, value_first=True), hints=None
         )

@@ -14,9 +14,7 @@ Three modes share one walk:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf.descriptor_pb2 import (
@@ -28,112 +26,12 @@ from google.protobuf.descriptor_pb2 import (
 )
 
 from registry import budget
-from registry.formats.protobuf.elements import Element, parse_elements, walk
 from registry.formats.protobuf.options import Option, OptionReader, OptionWriter, escape, indented
-from registry.formats.protobuf.scan import matches_at, strip_comments
+from registry.formats.protobuf.source_hints import SourceHints
 from registry.formats.protobuf.symbols import SCALAR_NAMES, Symbols
 
 MAX_TAG_VALUE = 536_870_911
 F = FieldDescriptorProto
-
-_FIELD = re.compile(
-    r"(map\s*<\s*[.\w]+\s*,\s*([.\w]+)\s*>|[.\w]+)\s+(\w+)\s*=\s*(0[xX][0-9a-fA-F]+|\d+)"
-)
-_RPC = re.compile(
-    r"\brpc\s+(\w+)\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)\s*returns\s*\(\s*(?:stream\s+)?([.\w]+)\s*\)"
-)
-_EXTEND = re.compile(r"\bextend\s+([.\w]+)\s*\{")
-_OPTION_STATEMENT = re.compile(r"\boption\b")
-_SYNTAX = re.compile(r"^\s*syntax\s*=", re.MULTILINE)
-
-
-@dataclass
-class SourceHints:
-    """How the source text spelled type names (keyed by field name and number, rpc name) and
-    the options it wrote on each element (Confluent prints a text schema's options as Wire
-    parsed them; the descriptor merges and reorders them)."""
-
-    fields: dict[tuple[str, int], list[str]] = field(default_factory=dict)
-    rpcs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    extends: list[str] = field(default_factory=list)
-    syntax_declared: bool = False
-    #: the file-level options in the order written (custom ones by extension name)
-    file_options: list[str] = field(default_factory=list)
-    #: a field's options as written, by (message path, field name, number), when they set a
-    #: custom option
-    field_options: dict[tuple[str, str, int], list[Option]] = field(default_factory=dict)
-    #: the file-level option statements as written, when one sets a custom option
-    file_written: list[Option] | None = None
-    #: the same for messages, by path in the file (``Outer.Inner``)
-    message_written: dict[str, list[Option]] = field(default_factory=dict)
-    #: enums (by path), enum constants (by enum path and name), services (by name) and rpcs
-    #: (by service and rpc name): their options as written
-    enum_written: dict[str, list[Option]] = field(default_factory=dict)
-    constant_written: dict[tuple[str, str], list[Option]] = field(default_factory=dict)
-    service_written: dict[str, list[Option]] = field(default_factory=dict)
-    rpc_written: dict[tuple[str, str], list[Option]] = field(default_factory=dict)
-    #: custom options the descriptors do not hold (``Compiled.unresolved``)
-    unresolved: frozenset[str] = frozenset()
-
-    @classmethod
-    def of(cls, text: str, unresolved: frozenset[str] = frozenset()) -> SourceHints:
-        """``unresolved``: the custom options left out of the compiled text."""
-        code = strip_comments(text)
-        hints = cls(syntax_declared=bool(_SYNTAX.search(code)), unresolved=unresolved)
-        for match in _FIELD.finditer(code):
-            spelled = match.group(2) or match.group(1)
-            number = int(match.group(4), 0)
-            hints.fields.setdefault((match.group(3), number), []).append(spelled)
-        for match in matches_at(_RPC, code, "rpc"):
-            hints.rpcs.setdefault(match.group(1), []).append((match.group(2), match.group(3)))
-        hints.extends = [m.group(1) for m in matches_at(_EXTEND, code, "extend")]
-        # a ``[...]`` without a custom option prints the same from the descriptor
-        if _OPTION_STATEMENT.search(code) or ("[" in code and "(" in code) or unresolved:
-            hints._written(parse_elements(text))
-        return hints
-
-    def _written(self, root: Element) -> None:
-        self.file_options = list(dict.fromkeys(option_key(n) for n in root.written.names))
-        if self._custom(root.written.options):
-            self.file_written = root.written.options
-        self._fields("", root)
-        for path, element in walk(root):
-            options = element.written.options
-            if element.kind in ("message", "group", "oneof", "extend"):
-                if element.kind == "message" and self._custom(options):
-                    self.message_written[path] = options  # type: ignore[assignment]
-                self._fields(path, element)
-            elif element.kind == "enum":
-                if options:
-                    self.enum_written[path] = options
-                for constant in element.fields:
-                    if constant.written.options:
-                        self.constant_written[(path, constant.name)] = constant.written.options
-            elif element.kind == "service" and options:
-                self.service_written[path] = options
-            elif element.kind == "rpc" and options:
-                service, _, rpc = path.rpartition(".")
-                self.rpc_written[(service, rpc)] = options
-
-    def _fields(self, path: str, element: Element) -> None:
-        for f in element.fields:
-            if self._custom(f.written.options):
-                self.field_options.setdefault((path, f.name, f.number), f.written.options)  # type: ignore[arg-type]
-
-    def _custom(self, options: list[Option] | None) -> bool:
-        """Whether ``options`` set a custom option (printed as written)."""
-        return bool(options) and any(
-            o.parenthesized or o.name in self.unresolved
-            for o in options  # type: ignore[union-attr]
-        )
-
-
-def option_key(written: str) -> str:
-    """The name an option statement sets: ``(.a.b)`` -> ``a.b``, ``java_package`` as is."""
-    name = re.sub(r"\s+", "", written)
-    if name.startswith("("):
-        name = name[1 : name.index(")")]
-    return name.lstrip(".")
 
 
 class Printer:
@@ -198,10 +96,19 @@ class Printer:
 
     _package = ""
 
+    def begin(self, fd: FileDescriptorProto) -> None:
+        """Set the file the names and labels that follow are printed for."""
+        self._package = fd.package
+        self._proto3 = fd.syntax == "proto3"
+
+    @property
+    def proto3(self) -> bool:
+        return self._proto3
+
     def file(self, fd: FileDescriptorProto) -> str:
         self._package = fd.package
         out: list[str] = []
-        syntax = self._syntax(fd)
+        syntax = self.syntax_of(fd)
         if syntax is not None and (not self.normalize or syntax == "proto3"):
             out.append(f'syntax = "{syntax}";\n')
         if fd.package:
@@ -230,9 +137,11 @@ class Printer:
         if options:
             out.append("\n")
             out.extend(self.writer.statement(o) for o in options)
-        if fd.message_type or fd.enum_type:
+        # ``filterTypes``: the normalized text has the map, not the (explicit) entry message
+        messages = [m for m in fd.message_type if not (self.normalize and m.options.map_entry)]
+        if messages or fd.enum_type:
             out.append("\n")
-            for message in fd.message_type:
+            for message in messages:
                 out.append(self.message(message, fd.package))
             for enum in fd.enum_type:
                 out.append(self.enum(enum, fd.package))
@@ -244,7 +153,7 @@ class Printer:
             out.extend(self.service(s, fd.package) for s in fd.service)
         return "".join(out)
 
-    def _syntax(self, fd: FileDescriptorProto) -> str | None:
+    def syntax_of(self, fd: FileDescriptorProto) -> str | None:
         if fd.syntax == "editions":
             return None
         if self.hints is None:
@@ -274,14 +183,14 @@ class Printer:
         if options:
             out.append("\n")
             out.extend(indented(self.writer.statement(o)) for o in options)
-        real_oneofs = _real_oneofs(message)
+        oneof_indexes = real_oneofs(message)
         group_types = {
             f.type_name.rsplit(".", 1)[-1] for f in message.field if f.type == F.TYPE_GROUP
         }
         plain = [
             f
             for f in message.field
-            if not (f.HasField("oneof_index") and f.oneof_index in real_oneofs)
+            if not (f.HasField("oneof_index") and f.oneof_index in oneof_indexes)
             and f.type != F.TYPE_GROUP
         ]
         if plain:
@@ -291,19 +200,28 @@ class Printer:
             out.extend(indented(self.field(f, scope, in_oneof=False)) for f in plain)
         oneofs = [
             (
-                message.oneof_decl[i].name,
+                message.oneof_decl[i],
                 [f for f in message.field if f.HasField("oneof_index") and f.oneof_index == i],
             )
-            for i in sorted(real_oneofs)
+            for i in sorted(oneof_indexes)
         ]
-        oneofs = [(name, members) for name, members in oneofs if members]
+        oneofs = [(decl, members) for decl, members in oneofs if members]
         if oneofs:
             out.append("\n")
             if self.normalize:
                 oneofs = [(n, sorted(m, key=lambda f: f.number)) for n, m in oneofs]
                 oneofs.sort(key=lambda o: o[1][0].number)
-            for name, members in oneofs:
-                body = [f"oneof {name} {{"]
+            for decl, members in oneofs:
+                body = [f"oneof {decl.name} {{"]
+                # Confluent prints a oneof's options first (``ProtobufSchemaUtils.toString``)
+                oneof_options = self._element_options(
+                    "oneof_written",
+                    (path, decl.name),
+                    decl.options if decl.HasField("options") else None,
+                )
+                if oneof_options:
+                    body.append("\n")
+                    body.extend(indented(self.writer.statement(o)) for o in oneof_options)
                 body.append("\n")
                 body.extend(indented(self.field(f, scope, in_oneof=True)) for f in members)
                 body.append("}\n")
@@ -324,7 +242,10 @@ class Printer:
             out.append("\n")
             out.extend(indented(e) for e in self.extends(message.extension, scope))
         nested = [
-            m for m in message.nested_type if not m.options.map_entry and m.name not in group_types
+            m
+            for m in message.nested_type
+            if (not m.options.map_entry or self.as_written(f"{scope}.{m.name}"))
+            and m.name not in group_types
         ]
         if nested or message.enum_type:
             out.append("\n")
@@ -358,7 +279,7 @@ class Printer:
         else:
             info = self.symbols.get(self.symbols.resolve(f.type_name, scope) or f.type_name)
             candidates = self.hints.fields.get((f.name, f.number), []) if self.hints else []
-            if info is not None and info.is_map:
+            if info is not None and info.is_map and not self.as_written(info.fullname):
                 is_map = True
                 key, value = info.map_fields()
                 if value.type in SCALAR_NAMES:
@@ -369,7 +290,7 @@ class Printer:
             else:
                 type_text = self.type_name(f.type_name, scope, candidates)
         if not in_oneof and not is_map:
-            label = self._label(f)
+            label = self.written_label(f)
         options: list[Option] = []
         if f.HasField("default_value") and not self._proto3:
             options.append(self._default(f))
@@ -394,7 +315,7 @@ class Printer:
 
     _proto3 = False
 
-    def _label(self, f: FieldDescriptorProto) -> str | None:
+    def written_label(self, f: FieldDescriptorProto) -> str | None:
         if f.proto3_optional:
             return "optional"
         if f.label == F.LABEL_REPEATED:
@@ -474,6 +395,14 @@ class Printer:
         if not self._package:
             return scope
         return scope[len(self._package) + 1 :] if scope != self._package else ""
+
+    def as_written(self, fullname: str) -> bool:
+        """Whether the message ``fullname``, a map entry, is printed as a message (the text
+        declared it with ``option map_entry = true``; Confluent prints what Wire parsed, and
+        only its normalized text turns it into a ``map``)."""
+        if self.hints is None or self.normalize:
+            return False
+        return self._path(fullname) in self.hints.explicit_maps
 
     def _written(self, table: dict[Any, list[Option]], key: Any) -> list[Option] | None:
         """Options as the source wrote them (Confluent prints what Wire parsed), if known."""
@@ -565,7 +494,7 @@ def _label_name(label: int) -> str:
     }[label]
 
 
-def _real_oneofs(message: DescriptorProto) -> set[int]:
+def real_oneofs(message: DescriptorProto) -> set[int]:
     """Indexes of oneofs that are not proto3 ``optional``'s synthetic ones."""
     synthetic = {f.oneof_index for f in message.field if f.proto3_optional}
     return {i for i in range(len(message.oneof_decl)) if i not in synthetic}
@@ -583,7 +512,7 @@ def print_file(
     printer = Printer(
         symbols, options, hints=hints, normalize=normalize, ignore_extensions=ignore_extensions
     )
-    printer._proto3 = fd.syntax == "proto3"
+    printer.begin(fd)
     return printer.file(fd)
 
 

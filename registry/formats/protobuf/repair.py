@@ -12,7 +12,8 @@ protoc returns:
   ``confluent.*_meta`` options; for any other option with a scalar value (or a scalar sub-field,
   ``(foo.bar).baz = 1``), an extension of that name declared in a generated file;
 - a field number used twice in a message: compiled under a free number, then restored;
-- ``option map_entry = true`` on a top-level message: compiled without it, then restored;
+- ``option map_entry = true`` on a message (Wire does not check it): compiled without it, then
+  restored;
 - an rpc named like the message type it takes or returns (protoc resolves the type to the rpc):
   compiled under another name, then restored;
 - a custom option set to an aggregate or a list (``= { a: 1 }``, ``= [1, 2]``) that nothing
@@ -88,7 +89,7 @@ class Repairs:
     added_imports: list[str] = field(default_factory=list)
     #: (message full name, placeholder number, original number)
     numbers: list[tuple[str, int, int]] = field(default_factory=list)
-    #: full names of top-level messages whose ``map_entry`` option was removed
+    #: full names of messages whose ``map_entry`` option was removed
     map_entries: list[str] = field(default_factory=list)
     #: (service full name, placeholder name, original name)
     rpcs: list[tuple[str, str, str]] = field(default_factory=list)
@@ -163,7 +164,7 @@ def repair(text: str, error: tuple[int, int, str], package: str, repairs: Repair
     if match:  # a plain name no options message has: Confluent ignores it
         return _leave_out(text, match[1], repairs, plain=True)
     match = re.match(r'Option "\(\.?([\w.]+)\)" was already set', message)
-    if match and any(k[0:2] == tuple(match[1].rsplit(".", 1)) for k in repairs.options):
+    if match and any(k[0:2] == match[1].rpartition(".")[::2] for k in repairs.options):
         # a list (``= [1, 2]``, expanded) of an option declared as a single scalar
         return _leave_out(text, match[1], repairs)
     if message.startswith("The first enum value must be zero"):
@@ -258,9 +259,9 @@ def _drop_map_entry(text: str, offset: int, package: str, repairs: Repairs) -> s
     start = text.rfind("option", 0, offset + 1)
     statement = re.compile(r"option\s+map_entry\s*=\s*true\s*;").match(text, start)
     blocks = _blocks(text, offset)
-    if statement is None or len(blocks) != 1 or blocks[0][0] != "message":
-        return None  # only a top-level message (a nested one would print as a map)
-    repairs.map_entries.append(_join(package, blocks[0][1]))
+    if statement is None or not blocks or any(b[0] != "message" for b in blocks):
+        return None
+    repairs.map_entries.append(_join(package, ".".join(b[1] for b in blocks)))
     return text[:start] + " " * (statement.end() - start) + text[statement.end() :]
 
 
@@ -287,14 +288,16 @@ def _declare_option(text: str, offset: int, name: str, repairs: Repairs) -> str 
         return _add_import(text, META_FILE, repairs)
     close = text.find(")", offset)
     value = _SCALAR.match(text, close + 1) if close >= 0 else None
-    if value is None and "." in name and name not in repairs.unresolved:
+    if value is None and name not in repairs.unresolved:
         return _leave_out(text, name, repairs)
-    if value is None or "." not in name:
+    if value is None:
         return None
     kind = _options_kind(text, offset)
     if kind is None:
         return None
-    package, simple = name.rsplit(".", 1)
+    # an undotted name (``(my_option)``) is declared without a package (Confluent 8.x accepts
+    # it as it accepts a dotted one: Wire does not resolve options)
+    package, _, simple = name.rpartition(".")
     key = (package, simple, kind)
     if any(k[:2] == key[:2] and k != key for k in repairs.options):
         return None  # the same name on two kinds of element: one extension cannot do both
