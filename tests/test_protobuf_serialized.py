@@ -6,8 +6,10 @@ Each expected descriptor below is worked out by hand from Confluent's source
 ``dynamic.DynamicSchema.Builder``, ``MessageDefinition``, ``FieldDefinition``,
 ``EnumDefinition``, ``ServiceDefinition``) applied to the canonical text Wire parses:
 
-- ``type_name`` as the text spells it, ``type`` only when the name is a type Wire parsed
-  (``FieldDefinition.Builder.setType``; a map's entry is not one: no ``type``);
+- ``type_name`` as the text spells it, ``type`` when the name is a type Wire parsed
+  (``FieldDefinition.Builder.setType``); a map's entry is not one, so Confluent's map field has
+  no ``type``: ours has ``TYPE_MESSAGE`` (a deliberate difference: without it Confluent's
+  JavaScript client, through ``@bufbuild/protobuf``, reads the map as a list of entries);
 - the label written (none for proto3 singular fields), ``LABEL_OPTIONAL`` on oneof members,
   ``LABEL_REPEATED`` on maps (``toDynamicMessage``);
 - the map entry named by ``toMapEntry`` (camel case only for names with ``_``), appended after
@@ -112,8 +114,11 @@ message_type {
   field { name: "id" number: 1 type: TYPE_STRING json_name: "ID" }
   field { name: "total" number: 2 type: TYPE_MESSAGE type_name: "common.Money" }
   field { name: "lines" number: 3 label: LABEL_REPEATED type: TYPE_MESSAGE type_name: "Line" }
-  field { name: "byid" number: 4 label: LABEL_REPEATED type_name: "byidEntry" }
-  field { name: "price_by_qty" number: 5 label: LABEL_REPEATED type_name: "PriceByQtyEntry" }
+  field { name: "byid" number: 4 label: LABEL_REPEATED type: TYPE_MESSAGE type_name: "byidEntry" }
+  field {
+    name: "price_by_qty" number: 5 label: LABEL_REPEATED type: TYPE_MESSAGE
+    type_name: "PriceByQtyEntry"
+  }
   field {
     name: "priority" number: 6 label: LABEL_OPTIONAL type: TYPE_INT32 oneof_index: 1
     proto3_optional: true
@@ -291,7 +296,7 @@ def test_map_entry_names_follow_guava_lower_underscore_to_upper_camel() -> None:
 
 
 def test_confluents_descriptor_builds_and_round_trips() -> None:
-    """protobuf's own pool accepts it (relative names, entries without ``type``), and sent
+    """protobuf's own pool accepts it (relative names), and sent
     back to the registry it parses to a schema whose descriptor is the same (Confluent's
     ``testFileDescriptorProto``)."""
     deps = [Dependency("common.proto", COMMON)]
@@ -340,3 +345,16 @@ def test_rest_routes_answer_confluents_descriptor(client: TestClient) -> None:
     # the referenced schema too: its own file, named "default"
     ref = client.get("/subjects/common/versions/1", params={"format": "serialized"}).json()
     assert FD.FromString(base64.b64decode(ref["schema"])).name == "default"
+
+
+def test_map_fields_are_maps_to_confluents_javascript_client() -> None:
+    """``@bufbuild/protobuf`` (under ``@confluentinc/schemaregistry``) makes a map field only of
+    a repeated field of ``type`` ``TYPE_MESSAGE`` whose entry is a ``map_entry`` message; a map
+    field without ``type`` (Confluent's) it reads as a list (tests/test_js_interop.py)."""
+    got = _serialized(ORDERS, [Dependency("common.proto", COMMON)])
+    order = got.message_type[0]
+    entries = {m.name for m in order.nested_type if m.options.map_entry}
+    maps = [f for f in order.field if f.type_name in entries]
+    assert {f.name for f in maps} == {"byid", "price_by_qty", "attrs"}
+    for f in maps:
+        assert f.label == f.LABEL_REPEATED and f.type == f.TYPE_MESSAGE, f.name

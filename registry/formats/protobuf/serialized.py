@@ -6,8 +6,12 @@ descriptor its ``dynamic`` package builds by hand from the elements Wire parsed 
 stored (canonical) text. So it differs from protoc's in ways a client sees:
 
 - types are named as the text spells them (``type_name`` ``"Inner"``, not ``".p.M.Inner"``;
-  ``FieldDefinition.Builder.setType``), and ``type`` is set only when the name resolves among
-  the types Wire parsed (a ``map`` field's entry is not one of them, so it has no ``type``);
+  ``FieldDefinition.Builder.setType``), and ``type`` is set when the name resolves among the
+  types Wire parsed. A ``map`` field's entry is not one of them, so Confluent's map field has
+  no ``type``; we set ``TYPE_MESSAGE`` there (a deliberate difference): Confluent's
+  JavaScript client (``@bufbuild/protobuf``'s ``createFileRegistry``) makes a map field only
+  of a repeated field whose ``type`` is ``TYPE_MESSAGE`` and reads it as a list otherwise,
+  while protobuf's C++/Python/Go/Java builders accept either, as they resolve the name;
 - a field's label is the one written: none for a proto3 singular field; ``LABEL_OPTIONAL`` on
   oneof members; ``LABEL_REPEATED`` on maps (``toDynamicMessage``);
 - a ``map<K, V> name`` field's entry message is named ``toMapEntry(name)`` (``my_map`` ->
@@ -206,6 +210,9 @@ class _Builder:
             if entry is not None:
                 out.nested_type.append(entry)
                 field = self.field(f, scope, "repeated", type_name=entry.name)
+                # Confluent leaves ``type`` out here (the entry is not a type Wire parsed);
+                # bufbuild then reads the map as a list of messages (module docstring)
+                field.type = F.TYPE_MESSAGE
                 out.field.append(field)
             elif f.proto3_optional:
                 oneof = out.oneof_decl.add(name="_" + f.name)
@@ -259,7 +266,7 @@ class _Builder:
         if label is not None:
             out.label = _LABELS[label]
         if type_name is not None:
-            out.type_name = type_name  # a map's entry: not a type Wire parsed, so no ``type``
+            out.type_name = type_name  # a map's entry: the caller sets its ``type``
         else:
             self._type(out, f, scope, self._candidates(f))
         if f.HasField("extendee"):
