@@ -569,14 +569,21 @@ class ProtobufDeserializer(Deserializer):
     def _message_descriptor(file: FileDescriptor, indexes: list[int], label: str) -> Descriptor:
         # Nested indexes count declared messages, not map entry types (Confluent's Java and
         # JavaScript clients, and our serializer). confluent-kafka-python counts the entries
-        # too: an index past the declared messages is read its way when that names a message.
+        # too, where protoc put them: an index past the declared messages is read its way.
+        # In a descriptor in protoc's order that names a message among all the nested types;
+        # Confluent's descriptor (format=serialized) appends the entries instead, so there it
+        # is read in the order protoc gives Confluent's canonical text (fields, hence the map
+        # entries, before the nested messages): the declared message ``entries`` further back.
         messages = list(file.message_types_by_name.values())
         desc: Descriptor | None = None
         for depth, index in enumerate(indexes):
             if depth > 0 and index >= len(messages) and desc is not None:
                 every = list(desc.nested_types)
+                entries = len(every) - len(messages)
                 if index < len(every) and not every[index].GetOptions().map_entry:
                     messages = every
+                elif 0 <= index - entries < len(messages):
+                    index -= entries
             if not 0 <= index < len(messages):
                 where = "top-level" if depth == 0 else f"nested in {desc.full_name}"  # type: ignore[union-attr]
                 raise SerializationError(
