@@ -15,11 +15,15 @@ $(BIN)/.installed: pyproject.toml
 run: $(BIN)/.installed
 	$(BIN)/schema-registry serve
 
+# the suite mostly waits on subprocesses, brokers and sockets: more workers than cores pay
+# (tests/fixtures/parallel.py: how tests are spread; TEST_WORKERS=0 runs them in one process)
+TEST_WORKERS ?= 4
+
 test: $(BIN)/.installed
 	bash scripts/postgres install
 	bash scripts/chromium install
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .

@@ -20,7 +20,12 @@ from registry.core import Registry
 from registry.settings import Settings
 from registry.store.factory import open_store
 
-pytest_plugins = ["tests.fixtures.postgres", "tests.fixtures.kafka", "tests.fixtures.spark"]
+pytest_plugins = [
+    "tests.fixtures.postgres",
+    "tests.fixtures.kafka",
+    "tests.fixtures.spark",
+    "tests.fixtures.parallel",
+]
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 

@@ -46,7 +46,7 @@ TAG = "localhost/pyschemaregistry:test"
 MAX_IMAGE_MB = 400
 
 # the cold build (debootstrap and every PyPI download) takes longer than the default 300 s
-pytestmark = pytest.mark.timeout(1500)
+pytestmark = [pytest.mark.timeout(1500), pytest.mark.slow]
 
 # paths (in any layer of the final image) that would mean build tools, caches or sources shipped
 FORBIDDEN = [

@@ -25,6 +25,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from tests.conftest import LiveServer, sqlite_live_server
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # minutes: scheduled early under xdist (tests/fixtures/parallel.py)
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 HEADERS = {"Content-Type": "application/vnd.schemaregistry.v1+json"}
 

@@ -19,6 +19,8 @@ from tests.production_helpers import settled_leader
 from tests.test_kafka_cluster import SESSION, wait_ready
 
 HEADERS = {"Content-Type": CONTENT_TYPE}
+# failover within seconds: one fault drill at a time (tests/fixtures/parallel.py)
+pytestmark = pytest.mark.timing_sensitive
 BEFORE, DURING = 200, 30
 
 

@@ -23,6 +23,8 @@ from tests.kafka_helpers import CONTENT_TYPE, read_topic
 from tests.production_helpers import settled_leader
 
 HEADERS = {"Content-Type": CONTENT_TYPE}
+# failover within seconds: one fault drill at a time (tests/fixtures/parallel.py)
+pytestmark = pytest.mark.timing_sensitive
 #: fast failover for the tests (the broker started by scripts/kafka allows 1 s sessions)
 SESSION = "election.session.timeout.ms=2000"
 

@@ -38,7 +38,7 @@ from tests.fixtures.kafka_cluster import kafka_cluster  # noqa: F401  (the modul
 FAILOVER_BOUND = 5.0
 WRITERS = 6
 #: broker restarts take 10-20 s on a quiet machine, a minute with the machine's 2 cores shared
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.timeout(900), pytest.mark.timing_sensitive]
 #: what the store does not do yet (issue 24, kept strict: a pass turns into a failure, so the
 #: marker goes as soon as the store meets it): with the store of kafka-store @08205d2 the leader
 #: instance killed during a rolling restart took 58 s to fail over (50004/50003 meanwhile)

@@ -30,6 +30,8 @@ from tests.fixtures.kafka import SCRIPT
 from tests.kafka_helpers import CONTENT_TYPE
 
 HEADERS = {"Content-Type": CONTENT_TYPE}
+# failover within seconds: one fault drill at a time (tests/fixtures/parallel.py)
+pytestmark = pytest.mark.timing_sensitive
 
 
 def _script(*args: str) -> None:

@@ -8,6 +8,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+from tests.fixtures.parallel import tree_lock
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -26,24 +28,25 @@ def test_every_package_directory_is_listed_in_pyproject() -> None:
 
 
 def test_wheel_contains_migrations_and_migrates_from_site_packages(tmp_path: Path) -> None:
-    build = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-v",
-            "-w",
-            str(tmp_path / "dist"),
-            str(ROOT),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    with tree_lock("pip-wheel"):  # the build writes build/ and *.egg-info in the tree
+        build = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "-v",
+                "-w",
+                str(tmp_path / "dist"),
+                str(ROOT),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     # a newcomer's `make run` shows no pages of setuptools warnings
     assert "BuildBackendWarning" not in build.stderr + build.stdout
     assert "absent from the `packages` configuration" not in build.stderr + build.stdout

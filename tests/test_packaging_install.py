@@ -21,8 +21,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import LiveServer, free_port, sqlite_live_server
+from tests.fixtures.parallel import tree_lock
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # minutes: scheduled early under xdist (tests/fixtures/parallel.py)
 _PIP_WHEEL = (sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q")
 CHECK = Path(__file__).with_name("installed_serdes_check.py")
 
@@ -45,10 +47,8 @@ def _run(args: list[str], cwd: Path, timeout: float = 600) -> subprocess.Complet
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dist = tmp_path_factory.mktemp("dist")
-    _run(
-        [*_PIP_WHEEL, "-w", str(dist), str(ROOT)],
-        cwd=dist,
-    )
+    with tree_lock("pip-wheel"):  # the build writes build/ and *.egg-info in the tree
+        _run([*_PIP_WHEEL, "-w", str(dist), str(ROOT)], cwd=dist)
     return next(dist.glob("pyschemaregistry-*.whl"))
 
 

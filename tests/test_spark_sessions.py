@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # minutes: scheduled early under xdist (tests/fixtures/parallel.py)
 
 ANY = "tests/test_spark_any_session.py"
 AVRO_MATRIX = "tests/test_spark_avro_types.py"  # its oracle is Spark's from_avro: needs the jars
