@@ -234,3 +234,52 @@ def test_permanent_delete_of_a_version_with_a_soft_deleted_referrer_is_42206(
     error(client.delete("/subjects/address?permanent=true"), 422, 42206)
     assert client.delete("/subjects/user/versions/1?permanent=true").json() == 1
     assert client.delete("/subjects/address/versions/1?permanent=true").json() == 1
+
+
+# ---- 8. metadata in look-ups and registrations ------------------------------------------------
+# AbstractSchemaRegistry.lookUpSchemaUnderSubject: the identity hash (MD5.ofSchema: a non-null
+# Metadata, even an empty one, adds a byte), then ParsedSchema.canLookup (equivalent:
+# Objects.equals of the metadata), then once more with maybeSetMetadataRuleSet's metadata of
+# the latest version; KafkaSchemaRegistry.register does the same before making a version.
+
+
+def test_a_lookup_without_metadata_misses_an_older_version_that_has_metadata(
+    client: TestClient,
+) -> None:
+    a = record("a")
+    assert client.put("/config/md", json={"compatibility": "NONE"}).status_code == 200
+    register(client, "md", a, metadata={"properties": {"owner": "x"}})
+    # the latest version has other metadata (without any it would inherit version 1's)
+    register(client, "md", record("a", "b"), metadata={"properties": {"owner": "y"}})
+    error(client.post("/subjects/md", json={"schema": a}), 404, 40403)
+    found = client.post(
+        "/subjects/md", json={"schema": a, "metadata": {"properties": {"owner": "x"}}}
+    )
+    assert found.status_code == 200 and found.json()["version"] == 1
+
+
+def test_a_lookup_without_metadata_takes_the_latest_versions_metadata(client: TestClient) -> None:
+    register(client, "md", record("a"), metadata={"properties": {"owner": "x"}})
+    found = client.post("/subjects/md", json={"schema": record("a")})
+    assert found.status_code == 200, found.text
+    assert found.json()["metadata"] == {"properties": {"owner": "x"}}
+
+
+def test_empty_metadata_is_echoed_and_is_not_missing_metadata(client: TestClient) -> None:
+    a = record("a")
+    made = register(client, "empty", a, metadata={})
+    assert made["metadata"] == {}
+    assert client.get("/subjects/empty/versions/1").json()["metadata"] == {}
+    assert client.get(f"/schemas/ids/{made['id']}").json()["metadata"] == {}
+    # a look-up without metadata finds it (the latest version's metadata is taken)
+    assert client.post("/subjects/empty", json={"schema": a}).json()["version"] == 1
+    # the same text without metadata elsewhere is another schema (another id)
+    plain = register(client, "plain", a)
+    assert plain["id"] != made["id"]
+    assert "metadata" not in client.get("/subjects/plain/versions/1").json()
+    # `{}` looks up nothing in a subject whose versions have no metadata (the second look-up
+    # with the latest version's metadata changes nothing, so it is not made)
+    error(client.post("/subjects/plain", json={"schema": a, "metadata": {}}), 404, 40403)
+    # registering it there makes a new version, with the id `{}` already has in the context
+    again = register(client, "plain", a, metadata={})
+    assert (again["version"], again["id"], again["metadata"]) == (2, made["id"], {})
