@@ -154,6 +154,18 @@ def test_validate_fields_on_json_schema_properties(client: TestClient) -> None:
     error(client.post("/subjects/j/versions", json=body), 409, 409)
 
 
+def test_validate_fields_on_protobuf_top_level_fields(client: TestClient) -> None:
+    # AxonOps' "Protobuf reserved field conflict detected" (a 500 before: the check called
+    # the descriptor property)
+    client.put("/config/p", json={"validateFields": True, "compatibility": "NONE"})
+    schema = 'syntax = "proto3";\nmessage Test {\n  string email = 1;\n}'
+    body = {"schema": schema, "schemaType": "PROTOBUF", **reserved("email")}
+    message = error(client.post("/subjects/p/versions", json=body), 409, 409)
+    assert "conflicts with the reserved field email" in message
+    allowed = {"schema": schema, "schemaType": "PROTOBUF", **reserved("phone")}
+    assert client.post("/subjects/p/versions", json=allowed).status_code == 200
+
+
 # ---- 4. PUT /config answers the stored config ---------------------------------------------
 
 
