@@ -64,6 +64,22 @@ def make_candidate(
     references = [dict(r) for r in req.references or []]
 
     def invalid(reason: object) -> errors.RegistryError:
+        if isinstance(reason, InvalidSchemaError) and reason.validation:
+            # parsed, then failed 8.x's ``ParsedSchema.validate``
+            return errors.invalid_schema(
+                invalid_schemas.validation_message(
+                    subject,
+                    req.schema_type,
+                    req.schema,
+                    references,
+                    req.metadata,
+                    req.rule_set,
+                    req.version,
+                    reason.confluent or str(reason),
+                )
+            )
+        if isinstance(reason, InvalidSchemaError) and reason.confluent:
+            reason = reason.confluent
         # Confluent 8.5's wording: ``loadSchema`` wraps the format provider's message
         return errors.invalid_schema(
             invalid_schemas.message(

@@ -295,3 +295,60 @@ def test_empty_metadata_is_echoed_and_is_not_missing_metadata(client: TestClient
     # registering it there makes a new version, with the id `{}` already has in the context
     again = register(client, "plain", a, metadata={})
     assert (again["version"], again["id"], again["metadata"]) == (2, made["id"], {})
+
+
+# ---- 15. JSON Schema's 42201 in 8.x's words ------------------------------------------------
+# JsonSchema's constructor: a text Jackson cannot read is "Invalid JSON schema", wrapped by
+# JsonSchemaProvider.parseSchemaOrElseThrow and AbstractSchemaRegistry.loadSchema; one that
+# reads but does not load fails in JsonSchema.rawSchema ("Invalid JSON" for every loader
+# failure), called by validate() in maybeValidateAndNormalizeSchema, which prints the request.
+
+
+def _validation_message(subject: str, text: str, reason: str) -> str:
+    from registry.identity import guid_of, schema_hash
+
+    return (
+        f"Invalid schema {{subject={subject},version=0,id=-1,guid={guid_of(schema_hash(text))},"
+        f"schemaType=JSON,references=[],metadata=null,ruleSet=null,schema={text},"
+        f"schemaTags=null,ts=null,deleted=null}}, details: {reason}"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type": 5}',  # a keyword of the wrong type
+        '{"properties": 5}',
+        '{"minLength": "x"}',
+        '{"$ref": "#/definitions/nope"}',  # a $ref to nothing in the document
+        '{"$ref": "other.json"}',  # a $ref no reference provides
+        '{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": 5}',
+    ],
+)
+def test_a_json_schema_that_does_not_load_is_invalid_json(client: TestClient, text: str) -> None:
+    for path in ("/subjects/j/versions", "/compatibility/subjects/j/versions/latest"):
+        body = {"schema": text, "schemaType": "JSON"}
+        assert error(client.post(path, json=body), 422, 42201) == _validation_message(
+            "j", text, "Invalid JSON"
+        )
+    assert client.get("/subjects").json() == []
+
+
+def test_json_schema_messages_of_unreadable_text_and_a_wrong_root(client: TestClient) -> None:
+    body = {"schema": "{nope", "schemaType": "JSON"}
+    assert error(client.post("/subjects/j/versions", json=body), 422, 42201) == (
+        "Invalid schema of type JSON, details: Invalid schema of type JSON, details: "
+        "Invalid JSON schema"
+    )
+    body = {"schema": "[1]", "schemaType": "JSON"}
+    assert error(client.post("/subjects/j/versions", json=body), 422, 42201) == (
+        _validation_message(
+            "j",
+            "[1]",
+            "Invalid JSON schema: expected an object or boolean at the root, found ARRAY",
+        )
+    )
+    # an unknown $schema is read as draft 7 (SpecificationVersion.getFromUrl gives null)
+    text = '{"$schema": "http://example.com/nope", "type": "object"}'
+    made = client.post("/subjects/j/versions", json={"schema": text, "schemaType": "JSON"})
+    assert made.status_code == 200, made.text
