@@ -26,7 +26,7 @@ def schema_hash(
         md5.update(str(ref.get("name", "")).encode())
         md5.update(str(ref.get("subject", "")).encode())
         md5.update(int(ref.get("version", 0)).to_bytes(4, "big", signed=True))
-    if metadata:
+    if metadata is not None:  # an empty one too (Confluent hashes any non-null Metadata)
         md5.update(b"\x01")
         tags = metadata.get("tags") or {}
         for key in sorted(tags):
@@ -39,7 +39,7 @@ def schema_hash(
             md5.update(str(props[key]).encode())
         for name in sorted(metadata.get("sensitive") or []):
             md5.update(name.encode())
-    if rule_set:
+    if rule_set is not None:
         md5.update(b"\x01")
         try:
             for group in ("migrationRules", "domainRules", "encodingRules"):

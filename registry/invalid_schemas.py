@@ -38,6 +38,32 @@ def message(
     return f"Invalid schema of type {schema_type}, details: {inner}"
 
 
+def validation_message(
+    subject: str,
+    schema_type: str,
+    text: str | None,
+    references: Sequence[Mapping[str, Any]],
+    metadata: Mapping[str, Any] | None,
+    rule_set: Mapping[str, Any] | None,
+    version: int | None,
+    reason: str,
+) -> str:
+    """``Invalid schema <Schema>, details: ...``: a schema that parsed and then failed
+    ``ParsedSchema.validate`` (8.x's ``maybeValidateAndNormalizeSchema`` prints the request's
+    ``Schema``: its version, 0 when not given, and id -1)."""
+    schema = _schema_text(
+        subject,
+        schema_type,
+        text,
+        references,
+        metadata,
+        rule_set,
+        version="0" if version is None else str(version),
+        schema_id="-1",
+    )
+    return f"Invalid schema {schema}, details: {reason}"
+
+
 def _schema_text(
     subject: str,
     schema_type: str,
@@ -45,14 +71,19 @@ def _schema_text(
     references: Sequence[Mapping[str, Any]],
     metadata: Mapping[str, Any] | None,
     rule_set: Mapping[str, Any] | None,
+    *,
+    version: str = "null",
+    schema_id: str = "null",
 ) -> str:
-    """Java's ``Schema.toString`` (8.5) of the parse cache's key."""
+    """Java's ``Schema.toString`` (8.5): of the parse cache's key (no version, no id) unless
+    given."""
     try:
         guid = guid_of(schema_hash(text or "", references, metadata, rule_set))
     except (TypeError, ValueError):  # a reference without a usable version
         guid = "null"
     return (
-        f"{{subject={subject},version=null,id=null,guid={guid},schemaType={schema_type},"
+        f"{{subject={subject},version={version},id={schema_id},guid={guid},"
+        f"schemaType={schema_type},"
         f"references={_references(references)},metadata={_metadata(metadata)},"
         f"ruleSet={_rule_set(rule_set)},schema={java(text)},schemaTags=null,ts=null,"
         "deleted=null}"

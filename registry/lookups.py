@@ -64,6 +64,22 @@ def make_candidate(
     references = [dict(r) for r in req.references or []]
 
     def invalid(reason: object) -> errors.RegistryError:
+        if isinstance(reason, InvalidSchemaError) and reason.validation:
+            # parsed, then failed 8.x's ``ParsedSchema.validate``
+            return errors.invalid_schema(
+                invalid_schemas.validation_message(
+                    subject,
+                    req.schema_type,
+                    req.schema,
+                    references,
+                    req.metadata,
+                    req.rule_set,
+                    req.version,
+                    reason.confluent or str(reason),
+                )
+            )
+        if isinstance(reason, InvalidSchemaError) and reason.confluent:
+            reason = reason.confluent
         # Confluent 8.5's wording: ``loadSchema`` wraps the format provider's message
         return errors.invalid_schema(
             invalid_schemas.message(
@@ -169,7 +185,7 @@ def can_lookup(reg: Registry, cand: Candidate, sv: SchemaVersion, normalize: boo
     its references inlined."""
     if cand.schema_type != sv.schema_type:
         return False
-    if not _metadata_matches(cand.metadata, sv) or (cand.rule_set or None) != (sv.rule_set or None):
+    if not _metadata_matches(cand.metadata, sv) or _given(cand.rule_set) != _given(sv.rule_set):
         return False
     same_refs = _ref_keys(cand.references) == _ref_keys(sv.references)
     if same_refs and cand.text == sv.schema:
@@ -210,7 +226,14 @@ def _metadata_matches(metadata: dict[str, Any] | None, sv: SchemaVersion) -> boo
         return _present(metadata) == _without_version(sv.metadata)
     if mine is not None and theirs is None:
         return mine == sv.version and _without_version(metadata) == _present(sv.metadata)
-    return _present(metadata) == _present(sv.metadata)
+    # ``equivalent``: ``Objects.equals`` of the two, so an empty ``{}`` is not a missing one
+    return _given(metadata) == _given(sv.metadata)
+
+
+def _given(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Metadata or a rule set as Confluent's entity holds it: None when not given, else its
+    non-empty fields (``{"tags": {}}`` is the same as ``{}``)."""
+    return None if value is None else _present(value)
 
 
 def _version_number(metadata: dict[str, Any] | None) -> int | None:

@@ -190,10 +190,21 @@ def decode_key(raw: bytes) -> RecordKey:
 
 
 def encode_value(value: dict[str, Any] | None) -> bytes | None:
-    """Compact JSON with null and empty fields omitted; ``None`` stays a tombstone."""
+    """Compact JSON with null and empty fields omitted (but an empty ``metadata`` or
+    ``ruleSet``, which Confluent writes and tells from none); ``None`` stays a tombstone."""
     if value is None:
         return None
-    return orjson.dumps({k: v for k, v in value.items() if v is not None and v != [] and v != {}})
+    return orjson.dumps(
+        {
+            k: v
+            for k, v in value.items()
+            if v is not None and v != [] and (v != {} or k in _KEPT_EMPTY)
+        }
+    )
+
+
+#: fields whose empty object means something (a schema's ``Metadata``/``RuleSet`` given empty)
+_KEPT_EMPTY = frozenset({"metadata", "ruleSet"})
 
 
 def decode_value(raw: bytes | None) -> dict[str, Any] | None:

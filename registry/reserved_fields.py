@@ -70,7 +70,7 @@ def top_level_fields(schema: ParsedSchema) -> set[str]:
         properties = document.get("properties") if isinstance(document, dict) else None
         return set(properties) if isinstance(properties, dict) else set()
     if schema.schema_type == "PROTOBUF":
-        descriptor = schema.descriptor()  # type: ignore[attr-defined]
+        descriptor = schema.descriptor  # type: ignore[attr-defined]
         return {
             field.name
             for message in descriptor.message_type

@@ -465,8 +465,9 @@ class State(Journaled):
 def _schema_version(value: dict[str, Any], key: RecordKey, record: Record) -> SchemaVersion:
     schema = value["schema"]
     references = list(value.get("references") or NO_REFERENCES) or NO_REFERENCES
-    metadata = value.get("metadata") or None
-    rule_set = value.get("ruleSet") or None
+    # an empty object is kept: Confluent tells ``"metadata": {}`` from none (hash, look-ups)
+    metadata = value.get("metadata") if isinstance(value.get("metadata"), dict) else None
+    rule_set = value.get("ruleSet") if isinstance(value.get("ruleSet"), dict) else None
     if not isinstance(schema, str):
         raise TypeError("schema is not a string")
     subject = sys.intern(key.subject or str(value.get("subject", "")))

@@ -98,11 +98,12 @@ def test_an_invalid_schema_is_worded_as_confluent_8_5(client: TestClient) -> Non
         "Invalid schema of type AVRO, details: Invalid schema {subject=s,version=null,id=null,"
     ), message
     assert "schemaTags=null,ts=null,deleted=null} with refs [] of type AVRO, details: " in message
-    body = {"schema": '{"type": 5}', "schemaType": "JSON"}
+    body = {"schema": '{"type": ', "schemaType": "JSON"}
     message = error(client.post("/subjects/j/versions", json=body), 422, 42201)
-    assert message.startswith(
+    assert message == (
         "Invalid schema of type JSON, details: Invalid schema of type JSON, details: "
-    ), message
+        "Invalid JSON schema"
+    )
     refs = [{"name": "x", "subject": "missing", "version": 1}]
     response = client.post("/subjects/s/versions", json={"schema": AVRO, "references": refs})
     message = error(response, 422, 42201)

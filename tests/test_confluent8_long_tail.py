@@ -154,6 +154,18 @@ def test_validate_fields_on_json_schema_properties(client: TestClient) -> None:
     error(client.post("/subjects/j/versions", json=body), 409, 409)
 
 
+def test_validate_fields_on_protobuf_top_level_fields(client: TestClient) -> None:
+    # AxonOps' "Protobuf reserved field conflict detected" (a 500 before: the check called
+    # the descriptor property)
+    client.put("/config/p", json={"validateFields": True, "compatibility": "NONE"})
+    schema = 'syntax = "proto3";\nmessage Test {\n  string email = 1;\n}'
+    body = {"schema": schema, "schemaType": "PROTOBUF", **reserved("email")}
+    message = error(client.post("/subjects/p/versions", json=body), 409, 409)
+    assert "conflicts with the reserved field email" in message
+    allowed = {"schema": schema, "schemaType": "PROTOBUF", **reserved("phone")}
+    assert client.post("/subjects/p/versions", json=allowed).status_code == 200
+
+
 # ---- 4. PUT /config answers the stored config ---------------------------------------------
 
 
@@ -234,3 +246,109 @@ def test_permanent_delete_of_a_version_with_a_soft_deleted_referrer_is_42206(
     error(client.delete("/subjects/address?permanent=true"), 422, 42206)
     assert client.delete("/subjects/user/versions/1?permanent=true").json() == 1
     assert client.delete("/subjects/address/versions/1?permanent=true").json() == 1
+
+
+# ---- 8. metadata in look-ups and registrations ------------------------------------------------
+# AbstractSchemaRegistry.lookUpSchemaUnderSubject: the identity hash (MD5.ofSchema: a non-null
+# Metadata, even an empty one, adds a byte), then ParsedSchema.canLookup (equivalent:
+# Objects.equals of the metadata), then once more with maybeSetMetadataRuleSet's metadata of
+# the latest version; KafkaSchemaRegistry.register does the same before making a version.
+
+
+def test_a_lookup_without_metadata_misses_an_older_version_that_has_metadata(
+    client: TestClient,
+) -> None:
+    a = record("a")
+    assert client.put("/config/md", json={"compatibility": "NONE"}).status_code == 200
+    register(client, "md", a, metadata={"properties": {"owner": "x"}})
+    # the latest version has other metadata (without any it would inherit version 1's)
+    register(client, "md", record("a", "b"), metadata={"properties": {"owner": "y"}})
+    error(client.post("/subjects/md", json={"schema": a}), 404, 40403)
+    found = client.post(
+        "/subjects/md", json={"schema": a, "metadata": {"properties": {"owner": "x"}}}
+    )
+    assert found.status_code == 200 and found.json()["version"] == 1
+
+
+def test_a_lookup_without_metadata_takes_the_latest_versions_metadata(client: TestClient) -> None:
+    register(client, "md", record("a"), metadata={"properties": {"owner": "x"}})
+    found = client.post("/subjects/md", json={"schema": record("a")})
+    assert found.status_code == 200, found.text
+    assert found.json()["metadata"] == {"properties": {"owner": "x"}}
+
+
+def test_empty_metadata_is_echoed_and_is_not_missing_metadata(client: TestClient) -> None:
+    a = record("a")
+    made = register(client, "empty", a, metadata={})
+    assert made["metadata"] == {}
+    assert client.get("/subjects/empty/versions/1").json()["metadata"] == {}
+    assert client.get(f"/schemas/ids/{made['id']}").json()["metadata"] == {}
+    # a look-up without metadata finds it (the latest version's metadata is taken)
+    assert client.post("/subjects/empty", json={"schema": a}).json()["version"] == 1
+    # the same text without metadata elsewhere is another schema (another id)
+    plain = register(client, "plain", a)
+    assert plain["id"] != made["id"]
+    assert "metadata" not in client.get("/subjects/plain/versions/1").json()
+    # `{}` looks up nothing in a subject whose versions have no metadata (the second look-up
+    # with the latest version's metadata changes nothing, so it is not made)
+    error(client.post("/subjects/plain", json={"schema": a, "metadata": {}}), 404, 40403)
+    # registering it there makes a new version, with the id `{}` already has in the context
+    again = register(client, "plain", a, metadata={})
+    assert (again["version"], again["id"], again["metadata"]) == (2, made["id"], {})
+
+
+# ---- 15. JSON Schema's 42201 in 8.x's words ------------------------------------------------
+# JsonSchema's constructor: a text Jackson cannot read is "Invalid JSON schema", wrapped by
+# JsonSchemaProvider.parseSchemaOrElseThrow and AbstractSchemaRegistry.loadSchema; one that
+# reads but does not load fails in JsonSchema.rawSchema ("Invalid JSON" for every loader
+# failure), called by validate() in maybeValidateAndNormalizeSchema, which prints the request.
+
+
+def _validation_message(subject: str, text: str, reason: str) -> str:
+    from registry.identity import guid_of, schema_hash
+
+    return (
+        f"Invalid schema {{subject={subject},version=0,id=-1,guid={guid_of(schema_hash(text))},"
+        f"schemaType=JSON,references=[],metadata=null,ruleSet=null,schema={text},"
+        f"schemaTags=null,ts=null,deleted=null}}, details: {reason}"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type": 5}',  # a keyword of the wrong type
+        '{"properties": 5}',
+        '{"minLength": "x"}',
+        '{"$ref": "#/definitions/nope"}',  # a $ref to nothing in the document
+        '{"$ref": "other.json"}',  # a $ref no reference provides
+        '{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": 5}',
+    ],
+)
+def test_a_json_schema_that_does_not_load_is_invalid_json(client: TestClient, text: str) -> None:
+    for path in ("/subjects/j/versions", "/compatibility/subjects/j/versions/latest"):
+        body = {"schema": text, "schemaType": "JSON"}
+        assert error(client.post(path, json=body), 422, 42201) == _validation_message(
+            "j", text, "Invalid JSON"
+        )
+    assert client.get("/subjects").json() == []
+
+
+def test_json_schema_messages_of_unreadable_text_and_a_wrong_root(client: TestClient) -> None:
+    body = {"schema": "{nope", "schemaType": "JSON"}
+    assert error(client.post("/subjects/j/versions", json=body), 422, 42201) == (
+        "Invalid schema of type JSON, details: Invalid schema of type JSON, details: "
+        "Invalid JSON schema"
+    )
+    body = {"schema": "[1]", "schemaType": "JSON"}
+    assert error(client.post("/subjects/j/versions", json=body), 422, 42201) == (
+        _validation_message(
+            "j",
+            "[1]",
+            "Invalid JSON schema: expected an object or boolean at the root, found ARRAY",
+        )
+    )
+    # an unknown $schema is read as draft 7 (SpecificationVersion.getFromUrl gives null)
+    text = '{"$schema": "http://example.com/nope", "type": "object"}'
+    made = client.post("/subjects/j/versions", json={"schema": text, "schemaType": "JSON"})
+    assert made.status_code == 200, made.text

@@ -87,7 +87,9 @@ def test_invalid_schema_is_42201(client: TestClient, schema: str) -> None:
     reply = register(client, "bad-value", schema)
     assert reply.status_code == 422
     assert reply.json()["error_code"] == 42201
-    assert "of type JSON" in reply.json()["message"]
+    # Confluent 8.x's words: text Jackson cannot read fails in the provider ("of type JSON"),
+    # a schema that reads but does not load in validate() (it prints the request's Schema)
+    assert ("schemaType=JSON" if schema != "{" else "of type JSON") in reply.json()["message"]
 
 
 def test_normalize_sorts_keys(client: TestClient) -> None:

@@ -102,14 +102,20 @@ def schema_entity(sv: SchemaVersion, text: str | None = None, v8: bool = False) 
         out["schemaType"] = sv.schema_type
     if sv.references:
         out["references"] = sv.references
-    if sv.metadata:
-        out["metadata"] = sv.metadata
-    if sv.rule_set:
-        out["ruleSet"] = sv.rule_set
+    # an empty metadata or rule set given at registration is echoed as ``{}``, as 8.x does
+    if sv.metadata is not None:
+        out["metadata"] = _non_empty(sv.metadata)
+    if sv.rule_set is not None:
+        out["ruleSet"] = _non_empty(sv.rule_set)
     out["schema"] = sv.schema if text is None else text
     if v8:
         out.update(_v8_trailer(sv))
     return out
+
+
+def _non_empty(value: dict[str, Any]) -> dict[str, Any]:
+    """Jackson's ``NON_EMPTY`` on ``Metadata`` and ``RuleSet``: empty fields are left out."""
+    return {k: v for k, v in value.items() if v or v is False or v == 0}
 
 
 def _v8_trailer(sv: SchemaVersion) -> dict[str, Any]:
@@ -125,10 +131,11 @@ def schema_string(sv: SchemaVersion, text: str | None = None, v8: bool = False) 
     out["schema"] = sv.schema if text is None else text
     if sv.references:
         out["references"] = sv.references
-    if sv.metadata:
-        out["metadata"] = sv.metadata
-    if sv.rule_set:
-        out["ruleSet"] = sv.rule_set
+    # an empty metadata or rule set given at registration is echoed as ``{}``, as 8.x does
+    if sv.metadata is not None:
+        out["metadata"] = _non_empty(sv.metadata)
+    if sv.rule_set is not None:
+        out["ruleSet"] = _non_empty(sv.rule_set)
     if v8:
         out.update(_v8_trailer(sv))
     return out

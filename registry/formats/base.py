@@ -14,7 +14,20 @@ from dataclasses import dataclass
 
 
 class InvalidSchemaError(Exception):
-    """The text is not a valid schema of this format; the message says why (becomes 42201)."""
+    """The text is not a valid schema of this format; the message says why (becomes 42201).
+
+    ``validation``: the text parsed but the schema did not load or validate, where Confluent
+    8.x fails in ``ParsedSchema.validate`` and words the 42201 ``Invalid schema <Schema>,
+    details: <confluent>`` instead of its provider's parse message; ``confluent`` is that
+    detail in Confluent's words when they differ from the message (JSON Schema's ``Invalid
+    JSON``), the message staying ours for logs and the offline checker."""
+
+    def __init__(
+        self, message: str = "", *, validation: bool = False, confluent: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.validation = validation
+        self.confluent = confluent
 
 
 @dataclass(frozen=True)

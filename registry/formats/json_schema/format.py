@@ -71,6 +71,13 @@ def parse_document(text: str) -> Any:
         raise InvalidSchemaError(f"Invalid JSON: {exc}") from None
 
 
+#: what Confluent 8.x says of a text Jackson cannot read (``JsonSchema``'s constructor)
+UNREADABLE = "Invalid JSON schema"
+#: what it says of a schema its validator library cannot load (``JsonSchema.rawSchema`` wraps
+#: every failure of everit / json-sKema so)
+UNLOADABLE = "Invalid JSON"
+
+
 class JsonSchemaFormat(SchemaFormat):
     """JSON Schema: drafts 4, 6, 7, 2019-09 and 2020-12; Confluent 7.9 texts and diff rules,
     with Confluent 8.2's ``compatibilityPolicy`` (``STRICT`` by default, or ``LENIENT``)."""
@@ -86,13 +93,24 @@ class JsonSchemaFormat(SchemaFormat):
     def parse(
         self, text: str, dependencies: Sequence[Dependency] = (), *, strict: bool = True
     ) -> JsonSchema:
-        document = parse_document(text)
+        try:
+            document = parse_document(text)
+        except InvalidSchemaError as exc:
+            raise InvalidSchemaError(str(exc), confluent=UNREADABLE) from None
         if not isinstance(document, dict | bool):
-            # Confluent 8.x (JsonSchema.rawSchema) refuses any other root
-            raise InvalidSchemaError(
-                "Invalid JSON schema: expected an object or boolean at the root, found "
-                + _jackson_node_type(document)
-            )
+            # Confluent 8.x (JsonSchema.rawSchema) refuses any other root, in its own words
+            message = "Invalid JSON schema: expected an object or boolean at the root, found "
+            raise InvalidSchemaError(message + _jackson_node_type(document), validation=True)
+        try:
+            return self._load(text, document, dependencies, strict)
+        except InvalidSchemaError as exc:
+            if exc.validation:
+                raise
+            raise InvalidSchemaError(str(exc), validation=True, confluent=UNLOADABLE) from None
+
+    def _load(
+        self, text: str, document: Any, dependencies: Sequence[Dependency], strict: bool
+    ) -> JsonSchema:
         draft = drafts.draft_of(document)
         if strict:
             start = len(text) - len(text.lstrip(" \t\n\r"))
@@ -140,8 +158,10 @@ def _check_property_names(document: Any) -> None:
     if isinstance(properties, dict):
         for name in properties:
             if name.startswith("$$"):
+                # JsonSchema.validate's own ValidationException, its message as everit words it
                 raise InvalidSchemaError(
-                    f"#/properties/{name}: Field names cannot start with $$ prefix"
+                    f"#/properties/{name}: Field names cannot start with $$ prefix",
+                    validation=True,
                 )
 
 
