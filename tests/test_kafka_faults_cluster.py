@@ -45,12 +45,6 @@ pytestmark = [pytest.mark.timeout(900), pytest.mark.timing_sensitive]
 KNOWN_FAILING = pytest.mark.xfail(
     strict=False, reason="issue 24: failover during a rolling broker restart is not yet bounded"
 )
-#: since every write reads the topic to its high watermark first (the fix for writes lost on
-#: three brokers), a write during a broker's kill -9 can time out reading the watermark (50002)
-#: before the partition's new leader answers: seen 6 times in 49 writes on a loaded machine
-SLOW_WATERMARK = pytest.mark.xfail(
-    strict=False, reason="issue 24: watermark reads can time out while a broker is killed"
-)
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +87,6 @@ def _check_state(
     assert not result.problems(), result.problems()
 
 
-@SLOW_WATERMARK
 def test_a_broker_killed_with_kill_9_fails_no_write(
     kafka_cluster: Brokers,  # noqa: F811
     instances: Instances,

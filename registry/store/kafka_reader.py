@@ -42,16 +42,27 @@ _TRANSIENT_CODES = frozenset(
         # handle is replaced, or the partition is briefly unknown to the client's metadata
         KafkaError._DESTROY_BROKER,
         KafkaError._UNKNOWN_PARTITION,
+        KafkaError._ALL_BROKERS_DOWN,
+        KafkaError.BROKER_NOT_AVAILABLE,
+        # a partition's new leader answers these until it knows the epoch and the high
+        # watermark (KIP-207, KIP-320)
+        KafkaError.OFFSET_NOT_AVAILABLE,
+        KafkaError.FENCED_LEADER_EPOCH,
+        KafkaError.UNKNOWN_LEADER_EPOCH,
     }
 )
-#: longest single watermark request (then it is asked again, of the leader known by then)
-_ATTEMPT = 2.0
+#: longest single watermark request (then the partition's leader is looked up again and the
+#: request asked again, of the leader known by then)
+_ATTEMPT = 1.0
 
 
 def watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[int, int]:
     """(low, high) watermarks, retrying while a new topic's partition gets its leader, or while
-    the partition's leader moves (a broker died: the request to it times out; librdkafka
-    learns the new leader between attempts, so each attempt is short)."""
+    the partition's leader moves (a broker died or stops: the request to it times out or
+    fails). librdkafka sends a watermark request to the leader in its metadata cache and does
+    not refresh that cache for a topic the handle does not consume, so between attempts the
+    topic's metadata is asked again (``list_topics``): the next attempt goes to the new leader
+    once the cluster elected one (a killed broker is fenced after broker.session.timeout.ms)."""
     deadline = time.monotonic() + timeout
     while True:
         remaining = deadline - time.monotonic()
@@ -61,13 +72,26 @@ def watermarks(consumer: Consumer, tp: TopicPartition, timeout: float) -> tuple[
             )
             return int(low), int(high)
         except KafkaException as exc:
-            err = exc.args[0] if exc.args else None
-            transient = isinstance(err, KafkaError) and (
-                err.code() in _TRANSIENT_CODES or err.retriable()
-            )
-            if not transient or deadline - time.monotonic() <= 0.2:
+            if not _transient(exc) or deadline - time.monotonic() <= 0.2:
                 raise
-            time.sleep(0.1)
+        refresh_metadata(consumer, tp.topic, min(_ATTEMPT, deadline - time.monotonic() - 0.1))
+        time.sleep(0.05)
+
+
+def refresh_metadata(client: Any, topic: str, timeout: float) -> None:
+    """Ask the cluster for ``topic``'s metadata (librdkafka updates its cache with the answer:
+    partition leaders); errors are ignored (the caller's next request tells)."""
+    if timeout <= 0:
+        return
+    try:
+        client.list_topics(topic, timeout=timeout)
+    except (KafkaException, RuntimeError) as exc:
+        log.debug("refreshing the metadata of %s: %s", topic, exc)
+
+
+def _transient(exc: KafkaException) -> bool:
+    err = exc.args[0] if exc.args else None
+    return isinstance(err, KafkaError) and (err.code() in _TRANSIENT_CODES or err.retriable())
 
 
 def uncommitted_after(
