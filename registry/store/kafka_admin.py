@@ -54,8 +54,53 @@ def ensure_topics(admin: AdminClient, settings: KafkaSettings) -> str:
                 if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
                     raise KafkaStoreError(f"cannot create topic {name}: {exc}") from exc
         metadata = _wait_for_topics(admin, [t.topic for t in wanted], timeout)
-    _check_topic(admin, settings, metadata)
+    _checked(admin, settings, metadata)
     return cluster_id
+
+
+#: errors of a topic the cluster has just created, or of a broker restarting: asked again
+_NOT_YET = frozenset(
+    {
+        KafkaError.UNKNOWN_TOPIC_OR_PART,
+        KafkaError.LEADER_NOT_AVAILABLE,
+        KafkaError.NOT_LEADER_FOR_PARTITION,
+        KafkaError.BROKER_NOT_AVAILABLE,
+        KafkaError.REQUEST_TIMED_OUT,
+        KafkaError._TIMED_OUT,
+        KafkaError._TRANSPORT,
+        KafkaError._ALL_BROKERS_DOWN,
+    }
+)
+#: pause between two checks of a topic not yet known everywhere
+_RETRY_PAUSE = 0.25
+
+
+def _checked(admin: AdminClient, settings: KafkaSettings, metadata: Any) -> None:
+    """:func:`_check_topic`, asked again for up to ``init_timeout`` while the cluster does not
+    know the topic everywhere yet: on three brokers a topic just created (by us or by another
+    instance starting at the same time) is in the metadata of the broker that answered before
+    the broker asked for its configuration has it (``UNKNOWN_TOPIC_OR_PART``)."""
+    deadline = time.monotonic() + settings.init_timeout
+    while True:
+        try:
+            _check_topic(admin, settings, metadata)
+            return
+        except KafkaException as exc:
+            err = exc.args[0] if exc.args else None
+            code = err.code() if isinstance(err, KafkaError) else None
+            if code not in _NOT_YET or time.monotonic() + _RETRY_PAUSE >= deadline:
+                raise
+            log.info("topic %s not usable yet, asking again: %s", settings.topic, exc)
+        except _Unavailable as exc:
+            if time.monotonic() + _RETRY_PAUSE >= deadline:
+                raise KafkaStoreError(str(exc)) from exc
+            log.info("%s, asking again", exc)
+        time.sleep(_RETRY_PAUSE)
+        metadata = admin.list_topics(timeout=max(1.0, deadline - time.monotonic()))
+
+
+class _Unavailable(Exception):
+    """The schemas topic is in the metadata with an error (not yet created everywhere)."""
 
 
 def _wait_for_topics(admin: AdminClient, names: list[str], timeout: float) -> Any:
@@ -75,7 +120,7 @@ def _check_topic(admin: AdminClient, settings: KafkaSettings, metadata: Any) -> 
     topic = settings.topic
     info = metadata.topics.get(topic)
     if info is None or info.error is not None:
-        raise KafkaStoreError(f"topic {topic} is not available: {info and info.error}")
+        raise _Unavailable(f"topic {topic} is not available: {info and info.error}")
     if len(info.partitions) != 1:
         raise KafkaStoreError(
             f"the schemas topic {topic} must have exactly 1 partition to keep the records "

@@ -55,6 +55,7 @@ from registry.store.kafka_election import (
     encode,
     should_claim,
 )
+from registry.store.kafka_reader import watermarks
 from registry.store.kafka_settings import KafkaSettings
 
 log = logging.getLogger(__name__)
@@ -126,8 +127,10 @@ class Leadership:
         s = self.settings
         beat = s.election_heartbeat_ms / 1000
         lease = s.election_lease_ms / 1000
+        consumer, history_end = self._join()
+        if consumer is None:
+            return
         try:
-            consumer, history_end = self._open_election()
             self._heartbeats = Producer(
                 self._client(
                     **{
@@ -154,6 +157,21 @@ class Leadership:
         finally:
             beater.join(timeout=5)
             self._close_election(consumer)
+
+    def _join(self) -> tuple[Consumer | None, int]:
+        """The election reader, once the election topic's end is known: asked again until the
+        store stops (a just-created topic or a broker restarting must not leave an instance
+        out of the election for good)."""
+        while not self._stop.is_set():
+            try:
+                joined = self._open_election()
+                self.error = None
+                return joined
+            except KafkaException as exc:
+                self.error = str(exc)
+                log.warning("cannot join the leader election yet, will retry: %s", exc)
+                self._stop.wait(1.0)
+        return None, -1
 
     def _beat_loop(self, beat: float) -> None:
         """The heartbeat thread: the only user of the heartbeat producer."""
@@ -189,9 +207,11 @@ class Leadership:
             )
         )
         tp = TopicPartition(self.settings.election_topic, 0)
-        low, high = consumer.get_watermark_offsets(
-            tp, timeout=self.settings.init_timeout, cached=False
-        )
+        try:
+            low, high = watermarks(consumer, tp, self.settings.init_timeout)
+        except KafkaException:
+            consumer.close()
+            raise
         consumer.assign([TopicPartition(tp.topic, 0, max(low, high - _HISTORY))])
         self._view = ElectionView(self.member, time.monotonic())
         return consumer, high
