@@ -227,15 +227,16 @@ def row(r: dict[str, Any]) -> str:
         f"{', '.join(f'{k} {v}' for k, v in r['broker_recovery_s'].items())} | "
         f"{r['longest_failing_stretch_s']} | {kinds(r['failed_leader_kills'])} | "
         f"{kinds(r['failed_broker_faults'])} | {kinds(r['failed_elsewhere'])} | "
-        f"{lat.get('p50_ms', '-')} / {lat.get('p99_ms', '-')} |"
+        f"{lat.get('p50_ms', '-')} / {lat.get('p99_ms', '-')} | {len(r['startup_failures'])} |"
     )
 
 
 HEADER = (
     "| brokers | run | acked | lost | dup ids rc / ru | readers agree | crashes | "
     "failover min/med/max s | first ack after broker event, s | longest failing stretch s | "
-    "failed in leader kills | failed in broker faults | failed elsewhere | p50 / p99 ms |\n"
-    "|--:|--:|--:|--:|--:|:-:|--:|--:|---|--:|---|---|---|--:|"
+    "failed in leader kills | failed in broker faults | failed elsewhere | p50 / p99 ms | "
+    "startup failures |\n"
+    "|--:|--:|--:|--:|--:|:-:|--:|--:|---|--:|---|---|---|--:|--:|"
 )
 
 
