@@ -23,13 +23,6 @@ def ensure_topics(admin: AdminClient, settings: KafkaSettings) -> str:
     cluster_id = metadata.cluster_id or "unknown"
     brokers = max(1, len(metadata.brokers))
     replication = settings.replication_factor or min(brokers, 3)
-    if settings.replication_factor is None and replication < 3:
-        log.warning(
-            "creating topics with replication factor %d (%d live brokers); use at least 3 "
-            "in production",
-            replication,
-            brokers,
-        )
     wanted = [
         NewTopic(settings.topic, 1, replication, config={"cleanup.policy": "compact"}),
         # heartbeats only matter for seconds: an hour of them is kept, in small segments
@@ -46,6 +39,13 @@ def ensure_topics(admin: AdminClient, settings: KafkaSettings) -> str:
         )
     missing = [t for t in wanted if t.topic not in metadata.topics]
     if missing:
+        if settings.replication_factor is None and replication < 3:
+            log.warning(
+                "creating topics with replication factor %d (%d live brokers); use at least 3 "
+                "in production",
+                replication,
+                brokers,
+            )
         for name, future in admin.create_topics(missing, request_timeout=timeout).items():
             try:
                 future.result(timeout=timeout)
