@@ -663,6 +663,26 @@ class Brokers:
         part = meta.topics[topic].partitions.get(0) if topic in meta.topics else None
         return None if part is None or part.leader < 0 else int(part.leader)
 
+    def wait_in_sync(self, timeout: float = 120) -> bool:
+        """Wait until every partition of every topic has all its replicas in sync (what an
+        operator waits for between two broker restarts); False when ``timeout`` passes."""
+        from confluent_kafka import KafkaException
+        from confluent_kafka.admin import AdminClient
+
+        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                meta = admin.list_topics(timeout=10)
+            except KafkaException:  # a broker restarting: ask again
+                time.sleep(0.5)
+                continue
+            parts = [p for t in meta.topics.values() for p in t.partitions.values()]
+            if parts and all(len(p.isrs) == len(p.replicas) for p in parts):
+                return True
+            time.sleep(0.5)
+        return False
+
 
 def _wait_gone(pid: int, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout

