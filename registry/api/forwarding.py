@@ -191,6 +191,10 @@ def is_write(method: str, raw_path: str) -> bool:
     return len(segments) == 4 and segments[1] == "subjects" and segments[3] == "versions"
 
 
+#: seconds an idle connection to the leader is kept for reuse
+_KEEPALIVE = 2.0
+
+
 class ForwardingMiddleware:
     """See the module docstring."""
 
@@ -238,6 +242,7 @@ class ForwardingMiddleware:
         deadline = asyncio.get_running_loop().time() + self.leader_wait
         refused: str | None = None  # the last leader URL that refused the connection
         failure: Exception | None = None
+        resent: str | None = None  # the leader a dropped connection was sent again to
         while True:
             leader = self.store.leader_url()
             if self._leads():
@@ -249,6 +254,11 @@ class ForwardingMiddleware:
                 failure = await self._forward(scope, leader, raw_path, headers, body, send)
                 if failure is None:
                     return
+                if _dropped(failure) and resent != leader:
+                    # a kept-alive connection the leader had just closed, or the leader died
+                    # with the request: sent again at once, once (a dead leader then refuses)
+                    resent = leader
+                    continue
                 refused = leader
             if asyncio.get_running_loop().time() >= deadline:
                 break
@@ -359,9 +369,19 @@ class ForwardingMiddleware:
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = httpx.AsyncClient(
-                timeout=self.timeout, follow_redirects=False, verify=self.tls
+                timeout=self.timeout,
+                follow_redirects=False,
+                verify=self.tls,
+                # below the leader's keep-alive (uvicorn's 5 s): a connection it is closing
+                # is not picked for a request (the request then fails with ReadError)
+                limits=httpx.Limits(keepalive_expiry=_KEEPALIVE),
             )
         return self._client
+
+
+def _dropped(failure: Exception) -> bool:
+    """Whether the connection to the leader dropped with the request sent (not a refusal)."""
+    return isinstance(failure, (httpx.ReadError, httpx.RemoteProtocolError))
 
 
 def _replay(body: bytes) -> Any:
