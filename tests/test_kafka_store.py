@@ -275,7 +275,10 @@ def test_a_fenced_leader_cannot_write(
         (KafkaError._MSG_TIMED_OUT, 50002),
         (KafkaError.REQUEST_TIMED_OUT, 50002),
         (KafkaError.MSG_SIZE_TOO_LARGE, 42209),
-        (KafkaError._FENCED, 50001),
+        # a leader fenced by a newer one is no longer the leader: its follower forwards the
+        # write to the new leader on 50004 instead of failing it
+        (KafkaError._FENCED, 50004),
+        (KafkaError.PRODUCER_FENCED, 50004),
         (KafkaError.NOT_ENOUGH_REPLICAS, 50001),
     ],
 )

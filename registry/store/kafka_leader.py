@@ -64,6 +64,11 @@ _TIMEOUT_CODES = frozenset(
     {KafkaError._TIMED_OUT, KafkaError._MSG_TIMED_OUT, KafkaError.REQUEST_TIMED_OUT}
 )
 _TOO_LARGE_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE})
+#: the producer was fenced by a newer leader's init_transactions: this write committed
+#: nothing (the new leader re-commits its records if they reached the topic)
+_FENCED_CODES = frozenset(
+    {KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH}
+)
 #: election records read at start-up, at most (heartbeats name the leader: a few suffice)
 _HISTORY = 1000
 
@@ -526,12 +531,16 @@ class Leadership:
 
 
 def write_error(action: str, exc: Exception) -> errors.RegistryError:
-    """The registry error for a failed Kafka call: 50002 timeouts, 42209 a record too large,
-    50001 the rest."""
+    """The registry error for a failed Kafka call: 50002 timeouts, 50004 a fenced leader,
+    42209 a record too large, 50001 the rest."""
     err = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
     code = err.code() if err is not None else None
     if code in _TIMEOUT_CODES:
         return errors.operation_timeout(f"Timed out {action}: {err}")
+    if code in _FENCED_CODES:
+        # Confluent's answer of an instance that is not the leader: a follower that forwarded
+        # the write sends it to the new leader instead of failing it
+        return errors.unknown_leader(f"This instance is no longer the leader: {err}")
     if code in _TOO_LARGE_CODES:
         return errors.schema_too_large(f"Schema too large for the Kafka topic: {err}")
     if isinstance(exc, BufferError):
