@@ -301,7 +301,11 @@ class Writers:
         n = 0
         subject_no = 0
         fields = 0
-        with httpx.Client(timeout=self.timeout) as http:
+        # idle connections dropped before the server's keep-alive (uvicorn's 5 s) ends them:
+        # otherwise a request sent on a connection the server is closing fails (a reset),
+        # whatever the store does
+        limits = httpx.Limits(keepalive_expiry=2.0)
+        with httpx.Client(timeout=self.timeout, limits=limits) as http:
             while not self._stop.is_set():
                 live = self.instances.live()
                 if not live:
