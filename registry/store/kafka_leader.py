@@ -55,7 +55,7 @@ from registry.store.kafka_election import (
     encode,
     should_claim,
 )
-from registry.store.kafka_reader import watermarks
+from registry.store.kafka_reader import refresh_metadata, watermarks
 from registry.store.kafka_settings import KafkaSettings
 
 log = logging.getLogger(__name__)
@@ -182,8 +182,20 @@ class Leadership:
         """The heartbeat thread: the only user of the heartbeat producer."""
         heartbeats = self._heartbeats
         assert heartbeats is not None
+        failed = threading.Event()
+
+        def on_delivery(err: KafkaError | None, _msg: Any) -> None:
+            if err is not None:
+                failed.set()
+
         while not self._stop.is_set() and not self._resigning:
             self._beat_now.clear()
+            if failed.is_set():
+                # a heartbeat was not delivered: its partition's leader may have moved (a
+                # broker stopping or killed) and librdkafka's cache still names the old one;
+                # while our heartbeats fail the followers elect another leader
+                failed.clear()
+                refresh_metadata(heartbeats, self.settings.election_topic, beat)
             key, value = encode(
                 HEARTBEAT_PREFIX,
                 self.member,
@@ -192,7 +204,13 @@ class Leadership:
                 claiming=self._claiming,
             )
             try:
-                heartbeats.produce(self.settings.election_topic, key=key, value=value, partition=0)
+                heartbeats.produce(
+                    self.settings.election_topic,
+                    key=key,
+                    value=value,
+                    partition=0,
+                    on_delivery=on_delivery,
+                )
             except (KafkaException, BufferError) as exc:
                 log.debug("heartbeat not sent: %s", exc)
             heartbeats.poll(0)
