@@ -255,7 +255,9 @@ def test_a_fenced_leader_cannot_write(
         noop = b'{"keytype":"NOOP","magic":0}'
         with pytest.raises(errors.RegistryError) as raised, store.exclusive() as txn:
             txn.append([(noop, None)])
-        assert raised.value.error_code == 50001
+        # not the leader any more (Confluent's 50004): a follower that forwarded the write
+        # sends it to the new leader
+        assert raised.value.error_code == 50004
         assert "fenced" in raised.value.message
         assert read_topic(kafka_bootstrap, kafka_topic) == []  # nothing was committed
         # still assigned the election partition: it fences the usurper in turn and writes again
