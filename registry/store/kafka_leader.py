@@ -499,9 +499,11 @@ class Leadership:
             # the delivery reports (offsets) before the commit: the commit would wait for
             # them anyway, so this costs no round trip
             unsent = producer.flush(max(0.1, deadline - time.monotonic()))
-        except (KafkaException, BufferError) as exc:
+        except (KafkaException, BufferError, SystemError) as exc:
+            # a fatal error (a fenced producer) raised while flush() runs a delivery callback
+            # reaches Python as a SystemError whose context is the KafkaException
             self._drop_producer(producer)
-            raise write_error("writing to the topic", exc) from exc
+            raise write_error("writing to the topic", _kafka_cause(exc)) from exc
         if unsent or failures or len(delivered) != len(staged):
             self._drop_producer(producer)
             if failures:
@@ -546,6 +548,16 @@ class Leadership:
         except KafkaException as exc:
             log.warning("aborting a transaction failed: %s", exc)
             self._drop_producer(producer)
+
+
+def _kafka_cause(exc: BaseException) -> Exception:
+    """``exc``, or the KafkaException a SystemError from a callback wraps."""
+    seen = exc
+    while isinstance(seen, SystemError) and seen.__context__ is not None:
+        seen = seen.__context__
+    if isinstance(seen, KafkaException):
+        return seen
+    return exc if isinstance(exc, Exception) else RuntimeError(str(exc))
 
 
 def write_error(action: str, exc: Exception) -> errors.RegistryError:
