@@ -632,10 +632,12 @@ def test_a_refused_version_holds_the_offset_and_the_rest_follows_once_it_is_acce
     time.sleep(1.5)  # retried with back-off, still refused: the offset does not move
     assert src.ok("GET", "/exporters/gap/status")["offset"] == held
     dst.ok("DELETE", f"/subjects/{blocked}")
-    dst.ok("DELETE", f"/subjects/{blocked}?permanent=true")
+    dst.ok("DELETE", f"/subjects/{blocked}?permanent=true")  # its IMPORT mode goes with it
+    # no resume: the worker's own retry (after its back-off) must put the subject back in
+    # IMPORT mode (it did not: 404 here for 90 s)
     for n in range(12):
         path = f"/subjects/:.gap:gap-{n}/versions"
-        eventually(lambda path=path: dst.ok("GET", path) == [1, 2], timeout=90)
+        eventually(lambda path=path: dst.ok("GET", path) == [1, 2], timeout=120)
         for v in (1, 2):
             assert dst.ok("GET", f"{path}/{v}")["id"] == ids[(n, v)]
     final = eventually(

@@ -262,6 +262,9 @@ class Worker:
 
     def _failed(self, trace: str, sent: int) -> None:
         self._exported += sent
+        # the destination may have changed under us (a subject deleted there takes its IMPORT
+        # mode along): the retry puts every subject in IMPORT mode again
+        self._imported = set()
         self.stats.errors += 1
         log.warning("exporter %s: %s", self.name, trace)
         self._record(ERROR, trace)
