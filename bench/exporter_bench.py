@@ -4,7 +4,9 @@ A source registry (SQLite) holding ``--versions`` schema versions (``--per-subje
 per subject, written straight into its store before it starts), a destination registry
 (SQLite), both ``schema-registry serve`` processes on this machine. Measures:
 
-1. catch-up: from ``POST /exporters`` until the destination holds the last version;
+1. catch-up: from ``POST /exporters`` until the destination holds the last version, and the
+   CPU time each process spent meanwhile per version (what the rate would be on idle cores:
+   the development machine is shared, so the wall-clock rate follows its load);
 2. live: ``--live`` registrations on the source, one at a time, each timed until a GET on the
    destination finds it (polled every 5 ms): median and p99.
 
@@ -59,6 +61,12 @@ def fill(store_url: str, versions: int, per_subject: int) -> None:
     store.close()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def serve(tmp: Path, name: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -107,13 +115,21 @@ def main() -> None:
                 "contextType": "NONE",
                 "config": {"schema.registry.url": dest},
             }
+            cpu = [cpu_seconds(p.pid) for p in procs]
+            load = os.getloadavg()[0]
             started = time.monotonic()
             assert http.post(source + "/exporters", json=body).status_code == 200
             while http.get(dest + last_path).status_code != 200:
                 time.sleep(0.5)
             catch_up = time.monotonic() - started
             rate = args.versions / catch_up
+            used = [cpu_seconds(p.pid) - c for p, c in zip(procs, cpu, strict=True)]
             print(f"catch-up: {args.versions} versions in {catch_up:.1f} s ({rate:.0f}/s)")
+            print(
+                f"  CPU per version: source {used[0] / args.versions * 1000:.2f} ms, "
+                f"destination {used[1] / args.versions * 1000:.2f} ms; "
+                f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+            )
             delays = []
             for i in range(args.live):
                 path = f"/subjects/live-{i}/versions"

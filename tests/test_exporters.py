@@ -523,3 +523,126 @@ def test_credentials_reach_a_destination_that_requires_them(tmp_path: Path, src:
         src.ok("DELETE", "/exporters/guarded")
     finally:
         guarded.stop()
+
+
+def test_context_configs_and_modes_follow_into_the_exporters_context(src: Api, dst: Api) -> None:
+    """With ``:*:`` into a context of its own (CUSTOM here), the source's global and
+    context-level config and mode are copied to the matching destination contexts, as
+    Confluent's exporter does; the destination's own global settings are left alone, and an
+    exporter of some subjects only copies no context setting."""
+    dest_global = dst.ok("GET", "/config")
+    src.ok("POST", "/subjects/:.ctxa:cs-one/versions", {"schema": _avro("CsOne")})
+    src.ok("PUT", "/config/:.ctxa:", {"compatibility": "FULL"})
+    src.ok("PUT", "/mode/:.ctxa:", {"mode": "READWRITE"})
+    src.ok("PUT", "/config", {"compatibility": "NONE"})
+    try:
+        src.ok(
+            "POST",
+            "/exporters",
+            _exporter("ctx", dst.url, contextType="CUSTOM", context="cc", subjects=[":*:"]),
+        )
+        src.ok(
+            "POST",
+            "/exporters",
+            _exporter("some", dst.url, contextType="CUSTOM", context="cs", subjects=["cs-*"]),
+        )
+        eventually(lambda: dst.ok("GET", "/config/:.cc.ctxa:")["compatibilityLevel"] == "FULL")
+        eventually(lambda: dst.ok("GET", "/config/:.cc:")["compatibilityLevel"] == "NONE")
+        assert dst.ok("GET", "/mode/:.cc.ctxa:")["mode"] == "IMPORT"  # READWRITE imports
+        assert dst.ok("GET", "/subjects/:.cc.ctxa:cs-one/versions") == [1]
+        assert dst.ok("GET", "/config") == dest_global
+        # later changes follow: a context config removed, a context turned read-only
+        src.ok("DELETE", "/config/:.ctxa:")
+        src.ok("PUT", "/mode/:.ctxa:", {"mode": "READONLY"})
+        eventually(lambda: dst.ok("GET", "/mode/:.cc.ctxa:")["mode"] == "READONLY")
+        assert dst.call("GET", "/config/:.cc.ctxa:").json().get("error_code") == 40408
+        eventually(lambda: _state(src, "some") == "RUNNING")
+        for context in (":.cs:", ":.cs.ctxa:"):
+            assert dst.call("GET", f"/config/{context}").json().get("error_code") == 40408
+    finally:
+        src.ok("DELETE", "/config")
+        src.ok("PUT", "/mode/:.ctxa:", {"mode": "READWRITE"})
+        for name in ("ctx", "some"):
+            src.call("PUT", f"/exporters/{name}/pause")
+            src.call("DELETE", f"/exporters/{name}")
+
+
+def test_a_destination_on_https_with_a_ca_file(tmp_path: Path, src: Api) -> None:
+    from tests.production_helpers import Pki, Server, tls_context
+
+    pki = Pki(tmp_path)
+    secure = Server(
+        tmp_path,
+        args=["--tls-certfile", str(pki.server_cert), "--tls-keyfile", str(pki.server_key)],
+        scheme="https",
+        verify=tls_context(pki.ca),
+    )
+    secure.start()
+    try:
+        src.ok("POST", "/subjects/tls-one/versions", {"schema": _avro("TlsOne")})
+        src.ok("POST", "/exporters", _exporter("tls", secure.url, subjects=["tls-*"]))
+        status = eventually(
+            lambda: (s := src.ok("GET", "/exporters/tls/status"))["state"] == "ERROR" and s
+        )
+        assert "CERTIFICATE_VERIFY_FAILED" in status["trace"]  # the CA is not trusted yet
+        src.ok("PUT", "/exporters/tls/pause")
+        src.ok("PUT", "/exporters/tls/config", {"schema.registry.ssl.ca.location": str(pki.ca)})
+        src.ok("PUT", "/exporters/tls/resume")
+        reader = secure.client()
+        # contextType AUTO (the default): under a context named for the source's cluster id
+        cluster = src.ok("GET", "/v1/metadata/id")["scope"]["clusters"]["kafka-cluster"]
+        assert src.ok("GET", "/exporters/tls")["contextType"] == "AUTO"
+        path = f"/subjects/:.{cluster}:tls-one/versions"
+        eventually(lambda: reader.get(path).json() == [1])
+        eventually(lambda: _state(src, "tls") == "RUNNING")
+        src.ok("PUT", "/exporters/tls/pause")
+        src.ok("DELETE", "/exporters/tls")
+    finally:
+        secure.stop()
+
+
+def test_a_refused_version_holds_the_offset_and_the_rest_follows_once_it_is_accepted(
+    src: Api, dst: Api
+) -> None:
+    """Requests of many subjects are in flight at once; one the destination refuses (its id is
+    taken there by another schema) puts the exporter in ERROR and the stored offset stays
+    before it, though later subjects may have been answered; once the destination accepts it,
+    everything arrives, each subject's versions in order."""
+    ids = {}
+    for n in range(12):
+        for v in range(2):
+            fields = [{"name": f"f{i}", "type": "int", "default": 0} for i in range(v)]
+            body = {"schema": _avro(f"Gap{n}", fields)}
+            ids[(n, v + 1)] = src.ok("POST", f"/subjects/gap-{n}/versions", body)["id"]
+    blocked = ":.gap:gap-5"
+    dst.ok("PUT", f"/mode/{blocked}?force=true", {"mode": "IMPORT"})
+    squatter = {"schema": _avro("Squatter"), "id": ids[(5, 1)], "version": 1}
+    dst.ok("POST", f"/subjects/{blocked}/versions", squatter)
+    src.ok(
+        "POST",
+        "/exporters",
+        _exporter("gap", dst.url, contextType="CUSTOM", context="gap", subjects=["gap-*"]),
+    )
+    status = eventually(
+        lambda: (s := src.ok("GET", "/exporters/gap/status"))["state"] == "ERROR" and s
+    )
+    assert "gap-5" in status["trace"]
+    assert dst.ok("GET", "/subjects/:.gap:gap-0/versions") == [1, 2]  # before it in the log
+    held = status["offset"]
+    time.sleep(1.5)  # retried with back-off, still refused: the offset does not move
+    assert src.ok("GET", "/exporters/gap/status")["offset"] == held
+    dst.ok("DELETE", f"/subjects/{blocked}")
+    dst.ok("DELETE", f"/subjects/{blocked}?permanent=true")  # its IMPORT mode goes with it
+    # no resume: the worker's own retry (after its back-off) must put the subject back in
+    # IMPORT mode (it did not: 404 here for 90 s)
+    for n in range(12):
+        path = f"/subjects/:.gap:gap-{n}/versions"
+        eventually(lambda path=path: dst.ok("GET", path) == [1, 2], timeout=120)
+        for v in (1, 2):
+            assert dst.ok("GET", f"{path}/{v}")["id"] == ids[(n, v)]
+    final = eventually(
+        lambda: (s := src.ok("GET", "/exporters/gap/status"))["state"] == "RUNNING" and s
+    )
+    assert final["offset"] > held and final.get("trace") is None
+    src.ok("PUT", "/exporters/gap/pause")
+    src.ok("DELETE", "/exporters/gap")

@@ -6,22 +6,34 @@
   it; a tombstone deletes it permanently (soft first, as the REST API requires).
 - CONFIG / MODE of a subject: copied (``PUT``; a tombstone ``DELETE``s). A mode other than
   READONLY/READONLY_OVERRIDE is written as IMPORT: the destination must accept the imports.
-- Everything else (contexts, global and context settings, DEKs, associations, exporters) is
-  not exported.
+- CONFIG / MODE of a context (the global ones are the default context's): copied to the
+  context they export into, when the exporter exports into a context of its own (``contextType``
+  AUTO or CUSTOM) and everything (``:*:``), as Confluent's exporter does; the destination's
+  global settings are never touched. Such a request is a barrier: sent after every record
+  before it and before any after it (it governs every subject of its context).
+- Everything else (contexts, ``__GLOBAL`` settings, DEKs, associations, exporters) is not
+  exported.
 
 Log order is dependency order: a version's references were registered before it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
 from registry import records
-from registry.exporters.model import Exporter, destination_subject, matches
+from registry.exporters.model import (
+    ALL_CONTEXTS,
+    Exporter,
+    destination_context,
+    destination_subject,
+    matches,
+)
 from registry.records import Record
-from registry.subjects import parse_subject
+from registry.subjects import DEFAULT_CONTEXT, GLOBAL_CONTEXT, parse_subject
 
 #: Confluent error codes that mean "already as wanted" for each kind of request
 GONE = frozenset({40401, 40402, 40404, 40406, 40408, 40409})
@@ -40,6 +52,8 @@ class Request:
     retry_after: frozenset[int] = field(default_factory=frozenset)
     #: the destination subject this request needs in IMPORT mode first
     import_subject: str | None = None
+    #: sent alone, after everything before it and before anything after it
+    barrier: bool = False
 
 
 def _path(subject: str) -> str:
@@ -54,9 +68,13 @@ def for_record(exporter: Exporter, record: Record, cluster_id: str) -> list[Requ
     except records.RecordFormatError:
         return []
     subject = key.subject
-    if subject is None or key.keytype not in EXPORTED:
+    if key.keytype not in EXPORTED:
         return []
-    if not parse_subject(subject).name or not matches(exporter, subject):
+    if key.keytype in (records.CONFIG, records.MODE):
+        context = _context_of_setting(subject)
+        if context is not None:
+            return _context_setting(exporter, key.keytype, context, value, cluster_id)
+    if subject is None or not parse_subject(subject).name or not matches(exporter, subject):
         return []
     dest = destination_subject(exporter, subject, cluster_id)
     if key.keytype == records.SCHEMA:
@@ -65,7 +83,40 @@ def for_record(exporter: Exporter, record: Record, cluster_id: str) -> list[Requ
         if value is None:
             return []
         return [Request("DELETE", f"/subjects/{_path(dest)}", accept=GONE, import_subject=dest)]
-    if key.keytype == records.CONFIG:
+    return _setting(key.keytype, dest, value)
+
+
+def _context_of_setting(subject: str | None) -> str | None:
+    """The context a CONFIG/MODE key sets (the default one for the global key), or None when
+    it is a subject's."""
+    if subject is None:
+        return DEFAULT_CONTEXT
+    qs = parse_subject(subject)
+    return qs.context if not qs.name else None
+
+
+def _context_setting(
+    exporter: Exporter,
+    keytype: str,
+    context: str,
+    value: dict[str, Any] | None,
+    cluster_id: str,
+) -> list[Request]:
+    if context == GLOBAL_CONTEXT or exporter.context_type not in ("AUTO", "CUSTOM"):
+        return []
+    if ALL_CONTEXTS not in exporter.subjects:
+        return []
+    dest = f":{destination_context(exporter, context, cluster_id)}:"
+    return [
+        dataclasses.replace(r, barrier=True, import_subject=None)
+        for r in _setting(keytype, dest, value)
+    ]
+
+
+def _setting(keytype: str, dest: str, value: dict[str, Any] | None) -> list[Request]:
+    """The requests copying a CONFIG or MODE record's value to ``dest`` (a subject, or a
+    context as ``:.ctx:``)."""
+    if keytype == records.CONFIG:
         if value is None:
             return [Request("DELETE", f"/config/{_path(dest)}", accept=GONE)]
         body = {k: v for k, v in value.items() if k not in ("compatibilityLevel", "subject")}

@@ -8,12 +8,15 @@ write lock, so two instances never both hold it) and lost when not renewed withi
 
 One worker thread per exporter follows the log from the exporter's stored offset (a cursor:
 the SQL store itself, or a read-only reader of the Kafka topic) and sends each record's
-requests (``registry.exporters.actions``) to the destination. After each batch it writes the
-offset of the last record fully exported (``service.record_progress``, refused when a pause,
-reset or update came first). A restart or a failover resumes from that offset: a record is
-exported again at most when the instance died between the destination's answer and the
-progress write, and every request is idempotent (a version is registered with its id and
-version), so nothing is lost and nothing is duplicated.
+requests (``registry.exporters.actions``) to the destination, many in flight at once on the
+worker's event loop (``Worker._send_batch``: a destination subject's records in log order,
+references and global changes as barriers). After each batch of up to ``BATCH`` records it
+writes the offset of the last record before the first one not yet acknowledged
+(``service.record_progress``, refused when a pause, reset or update came first). A restart or
+a failover resumes from that offset: a record is exported again at most when the instance died
+between the destination's answer and the progress write (or when a later record of another
+subject was answered before an earlier one failed), and every request is idempotent (a
+version is registered with its id and version), so nothing is lost and nothing is duplicated.
 
 A destination that cannot be reached or refuses a request puts the exporter in ERROR (the
 reason in ``trace``) and the worker retries the same record with exponential back-off (1 s up
@@ -22,11 +25,11 @@ to 60 s); a success puts it back in RUNNING.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -42,8 +45,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BATCH = 500
-PARALLEL = 8
+BATCH = 2000
 IDLE_WAIT = 0.05
 CONTROL_INTERVAL = 0.5
 MAX_BACKOFF = 60.0
@@ -106,8 +108,8 @@ class Worker:
         self._position = -1
         self._exported = 0
         self._backoff = 0.0
-        #: destination requests of different subjects in flight at once
-        self._pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix=f"exporter-{name}")
+        #: the worker thread's own event loop, where the destination's requests run
+        self._loop = asyncio.new_event_loop()
 
     def start(self) -> None:
         self._thread.start()
@@ -129,10 +131,11 @@ class Worker:
         except Exception:
             log.exception("exporter %s stopped", self.name)
         finally:
-            self._pool.shutdown(wait=True)
             self._cursor.close()
             if self._destination is not None:
                 self._destination.close()
+            self._loop.run_until_complete(asyncio.sleep(0))  # let the transports close
+            self._loop.close()
 
     def _step(self) -> bool:
         """One round; False when the exporter is gone."""
@@ -186,74 +189,68 @@ class Worker:
     def _export_batch(
         self, planned: list[tuple[Record, list[actions.Request]]]
     ) -> tuple[int, str | None]:
-        """Send a batch's requests: runs of records without references in parallel, one
-        destination subject per task (each subject's records stay in log order); a version
-        with references only once everything before it is done (its references may be among
-        them). Moves ``_position`` to the last record before the first one not fully sent;
-        returns how many records were sent and the first failure."""
-        sent = 0
-        run: list[int] = []
-        done: set[int] = set()
-        failure: str | None = None
-        for i, (_record, requests) in enumerate(planned):
-            if any(
-                r.body and isinstance(r.body, dict) and r.body.get("references") for r in requests
-            ):
-                failure = self._run_parallel(planned, run, done)
-                run = []
-                if failure is None:
-                    try:
-                        self._export(requests)
-                        done.add(i)
-                    except DestinationError as exc:
-                        failure = str(exc)
-                if failure is not None:
-                    break
-            else:
-                run.append(i)
-        if failure is None:
-            failure = self._run_parallel(planned, run, done)
-        sent += sum(1 for i in done if planned[i][1])
+        """Send a batch's requests (``_send_batch``); move ``_position`` to the last record
+        before the first one not fully sent; return how many records were sent and the first
+        failure in log order."""
+        done, failure = self._loop.run_until_complete(self._send_batch(planned))
         for i, (record, _requests) in enumerate(planned):
             if i not in done:
                 break
             self._position = record.offset
-        return sent, failure
+        return sum(1 for i in done if planned[i][1]), failure
 
-    def _run_parallel(
-        self, planned: list[tuple[Record, list[actions.Request]]], run: list[int], done: set[int]
-    ) -> str | None:
-        by_subject: dict[str, list[int]] = {}
-        for i in run:
-            requests = planned[i][1]
+    async def _send_batch(
+        self, planned: list[tuple[Record, list[actions.Request]]]
+    ) -> tuple[set[int], str | None]:
+        """Many requests in flight, in the order that matters: one lane per destination
+        subject, whose records (versions, deletes, its config and mode) are sent one after
+        the other in log order; different lanes at once (up to the destination client's
+        connections). A record with references, or one that is no subject's (a global or
+        context config or mode), is a barrier: sent once everything before it is answered,
+        and before anything after it. After a failure nothing later in the log is sent."""
+        done: set[int] = set()
+        failures: list[tuple[int, str]] = []
+        lanes: dict[str, asyncio.Task[bool]] = {}
+        pending: list[asyncio.Task[bool]] = []
+
+        async def one(i: int, before: asyncio.Task[bool] | None) -> bool:
+            if before is not None and not await before:
+                return False
+            if any(f < i for f, _ in failures):
+                return False
+            try:
+                await self._export(planned[i][1])
+            except DestinationError as exc:
+                failures.append((i, str(exc)))
+                return False
+            done.add(i)
+            return True
+
+        for i, (_record, requests) in enumerate(planned):
+            if failures:
+                break
             if not requests:
                 done.add(i)
                 continue
-            by_subject.setdefault(requests[0].path.split("?")[0].split("/")[2], []).append(i)
-        failures: list[tuple[int, str]] = []
+            lane = _lane(requests)
+            if lane is None:
+                await asyncio.gather(*pending)
+                pending, lanes = [], {}
+                if not failures:
+                    await one(i, None)
+                continue
+            task = asyncio.ensure_future(one(i, lanes.get(lane)))
+            lanes[lane] = task
+            pending.append(task)
+        await asyncio.gather(*pending)
+        return done, (min(failures)[1] if failures else None)
 
-        def one_subject(indexes: list[int]) -> None:
-            for i in indexes:
-                try:
-                    self._export(planned[i][1])
-                except DestinationError as exc:
-                    failures.append((i, str(exc)))
-                    return
-                done.add(i)
-
-        if len(by_subject) <= 1:
-            for indexes in by_subject.values():
-                one_subject(indexes)
-        else:
-            list(self._pool.map(one_subject, by_subject.values()))
-        return min(failures)[1] if failures else None
-
-    def _export(self, requests: list[actions.Request]) -> int:
+    async def _export(self, requests: list[actions.Request]) -> None:
         assert self._destination is not None
         for request in requests:
             subject = request.import_subject
             if subject is not None and subject not in self._imported:
-                self._destination.send(
+                await self._destination.send(
                     actions.Request(
                         "PUT", f"/mode/{actions._path(subject)}?force=true", {"mode": "IMPORT"}
                     )
@@ -261,11 +258,13 @@ class Worker:
                 self._imported.add(subject)
             if request.path.startswith("/mode/"):
                 self._imported.discard(_subject_of_mode_path(request.path))
-            self._destination.send(request)
-        return 1 if requests else 0
+            await self._destination.send(request)
 
     def _failed(self, trace: str, sent: int) -> None:
         self._exported += sent
+        # the destination may have changed under us (a subject deleted there takes its IMPORT
+        # mode along): the retry puts every subject in IMPORT mode again
+        self._imported = set()
         self.stats.errors += 1
         log.warning("exporter %s: %s", self.name, trace)
         self._record(ERROR, trace)
@@ -289,6 +288,17 @@ class Worker:
             self.stats.lag_seconds = max(0.0, time.time() - batch[0].timestamp / 1000)
         else:
             self.stats.lag_seconds = 0.0
+
+
+def _lane(requests: list[actions.Request]) -> str | None:
+    """The destination subject whose order ``requests`` must keep (their first request's
+    path: ``/subjects/S/...``, ``/config/S``, ``/mode/S``); None for a barrier: a version with
+    references, or a request that is no subject's."""
+    for r in requests:
+        if r.barrier or (isinstance(r.body, dict) and r.body.get("references")):
+            return None
+    parts = requests[0].path.split("?", 1)[0].split("/")
+    return parts[2] if len(parts) > 2 and parts[2] else None
 
 
 def _subject_of_mode_path(path: str) -> str:
