@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from registry.api import limits
-from registry.formats.protobuf import printer, repair, scan
+from registry.formats.protobuf import repair, scan, source_hints
 
 # the whole-text scans these loops replaced: the reference semantics
 _OLD_PROTO_NOISE = re.compile(
@@ -61,7 +61,7 @@ def test_protobuf_comment_and_keyword_scans_find_what_the_regexes_found() -> Non
         assert scan.strip_comments(text) == stripped, repr(text)
         wanted = [m.group(2) for m in _OLD_IMPORT.finditer(stripped)]
         assert repair.missing_imports(text, [], lambda name: False) == wanted, repr(text)
-        for pattern, word in ((printer._RPC, "rpc"), (printer._EXTEND, "extend")):
+        for pattern, word in ((source_hints._RPC, "rpc"), (source_hints._EXTEND, "extend")):
             found = [m.groups() for m in scan.matches_at(pattern, stripped, word)]
             assert found == [m.groups() for m in pattern.finditer(stripped)], repr(text)
 
