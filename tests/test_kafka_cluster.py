@@ -346,12 +346,13 @@ def test_no_duplicate_ids_while_leaders_are_killed(
     # every acknowledged registration is present, with the id it was acknowledged with
     reader = servers[0]
     wait_ready(reader)
-    for (subject, schema), answer in acked.items():
-        found = httpx.post(
-            f"{reader.url}/subjects/{subject}", json={"schema": schema}, headers=HEADERS
-        )
-        assert found.status_code == 200, (subject, found.text)
-        assert found.json()["id"] == answer["id"]
+    # one connection for every look-up: a new client per call builds a TLS context each time,
+    # which made this loop outlast the test's time limit once the store acknowledged ~500 writes
+    with httpx.Client(base_url=reader.url, headers=HEADERS, timeout=30) as lookups:
+        for (subject, schema), answer in acked.items():
+            found = lookups.post(f"/subjects/{subject}", json={"schema": schema})
+            assert found.status_code == 200, (subject, found.text)
+            assert found.json()["id"] == answer["id"]
 
     # the log never gives one id or one subject-version to two different schemas
     by_id: dict[int, set[str]] = {}
