@@ -275,6 +275,14 @@ class Pki:
         _write_key(key, key_path)
         return cert_path, key_path
 
+    def https_server(
+        self, tmp: Path, env: dict[str, str] | None = None, args: Sequence[str] = ()
+    ) -> Server:
+        """A registry serving HTTPS with this server certificate (``args`` added), whose test
+        client trusts this CA."""
+        tls = ["--tls-certfile", str(self.server_cert), "--tls-keyfile", str(self.server_key)]
+        return Server(tmp, env, args=[*tls, *args], scheme="https", verify=tls_context(self.ca))
+
 
 # ---- JWT ------------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from registry.cli import main
-from tests.production_helpers import Pki, Server, running, tls_context, write_users
+from tests.production_helpers import Pki, running, write_users
 
 RECORD = json.dumps({"type": "record", "name": "U", "fields": [{"name": "a", "type": "int"}]})
 BREAKING = json.dumps({"type": "record", "name": "U", "fields": [{"name": "b", "type": "int"}]})
@@ -27,13 +27,7 @@ def test_check_and_register_over_https_with_basic_auth(
     pki = Pki(tmp_path)
     users = tmp_path / "users"
     write_users(users, {"ci": "s3cret"})
-    server = Server(
-        tmp_path,
-        {"SCHEMA_REGISTRY_AUTH_USERS_FILE": str(users)},
-        args=["--tls-certfile", str(pki.server_cert), "--tls-keyfile", str(pki.server_key)],
-        scheme="https",
-        verify=tls_context(pki.ca),
-    )
+    server = pki.https_server(tmp_path, {"SCHEMA_REGISTRY_AUTH_USERS_FILE": str(users)})
     schema = tmp_path / "orders-value.avsc"
     schema.write_text(RECORD)
     with running(server) as srv:

@@ -568,15 +568,10 @@ def test_context_configs_and_modes_follow_into_the_exporters_context(src: Api, d
 
 
 def test_a_destination_on_https_with_a_ca_file(tmp_path: Path, src: Api) -> None:
-    from tests.production_helpers import Pki, Server, tls_context
+    from tests.production_helpers import Pki
 
     pki = Pki(tmp_path)
-    secure = Server(
-        tmp_path,
-        args=["--tls-certfile", str(pki.server_cert), "--tls-keyfile", str(pki.server_key)],
-        scheme="https",
-        verify=tls_context(pki.ca),
-    )
+    secure = pki.https_server(tmp_path)
     secure.start()
     try:
         src.ok("POST", "/subjects/tls-one/versions", {"schema": _avro("TlsOne")})

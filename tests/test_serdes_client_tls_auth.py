@@ -17,7 +17,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 
 from serdes import SchemaRegistryClient, SchemaRegistryError
 from serdes.avro import AvroDeserializer, AvroSerializer
-from tests.production_helpers import Pki, Server, running, tls_context
+from tests.production_helpers import Pki, running
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,13 +32,7 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pat
          "--password-stdin", "ann"],
         input=b"s3cret\n", check=True, cwd=ROOT, capture_output=True,
     )  # fmt: skip
-    server = Server(
-        tmp,
-        {"SCHEMA_REGISTRY_AUTH_USERS_FILE": str(users)},
-        args=["--tls-certfile", str(pki.server_cert), "--tls-keyfile", str(pki.server_key)],
-        scheme="https",
-        verify=tls_context(pki.ca),
-    )
+    server = pki.https_server(tmp, {"SCHEMA_REGISTRY_AUTH_USERS_FILE": str(users)})
     with running(server):
         yield server.url, pki.ca
 

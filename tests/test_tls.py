@@ -17,12 +17,7 @@ from tests.production_helpers import AVRO, Pki, Server, running, tls_context
 
 def test_https_with_the_confluent_client(tmp_path: Path) -> None:
     pki = Pki(tmp_path)
-    server = Server(
-        tmp_path,
-        args=["--tls-certfile", str(pki.server_cert), "--tls-keyfile", str(pki.server_key)],
-        scheme="https",
-        verify=tls_context(pki.ca),
-    )
+    server = pki.https_server(tmp_path)
     with running(server) as srv:
         conf = {"url": srv.url, "ssl.ca.location": str(pki.ca)}
         with SchemaRegistryClient(conf) as client:
