@@ -641,3 +641,81 @@ def test_a_refused_version_holds_the_offset_and_the_rest_follows_once_it_is_acce
     assert final["offset"] > held and final.get("trace") is None
     src.ok("PUT", "/exporters/gap/pause")
     src.ok("DELETE", "/exporters/gap")
+
+
+def test_a_bearer_token_reaches_a_destination_that_checks_it(tmp_path: Path, src: Api) -> None:
+    """``bearer.auth.credentials.source=STATIC_TOKEN`` with ``bearer.auth.token``, against a
+    destination that verifies JWTs: a token it does not trust is an ERROR naming the 401 (and
+    not the token); the right one, set through ``PUT /exporters/{name}/config``, gets through."""
+    from tests.production_helpers import Server, Signer
+
+    trusted, stranger = Signer("k1"), Signer("k1")
+    keys = tmp_path / "keys.pem"
+    keys.write_bytes(trusted.public_pem())
+    claims = {"iss": "https://issuer.test", "aud": "schema-registry"}
+    guarded = Server(
+        tmp_path,
+        {
+            "SCHEMA_REGISTRY_AUTH_JWT_KEYS_FILE": str(keys),
+            "SCHEMA_REGISTRY_AUTH_JWT_ISSUER": claims["iss"],
+            "SCHEMA_REGISTRY_AUTH_JWT_AUDIENCE": claims["aud"],
+        },
+    )
+    guarded.start()
+    try:
+        src.ok("POST", "/subjects/bearer-one/versions", {"schema": _avro("BearerOne")})
+        forged = stranger.token(claims)
+        body = _exporter("bearer", guarded.url, subjects=["bearer-*"], contextType="NONE")
+        body["config"].update(
+            {"bearer.auth.credentials.source": "STATIC_TOKEN", "bearer.auth.token": forged}
+        )
+        src.ok("POST", "/exporters", body)
+        assert src.ok("GET", "/exporters/bearer/config")["bearer.auth.token"] == "[hidden]"
+        status = eventually(
+            lambda: (s := src.ok("GET", "/exporters/bearer/status"))["state"] == "ERROR" and s
+        )
+        assert "401" in status["trace"] and forged not in status["trace"]
+        src.ok("PUT", "/exporters/bearer/pause")
+        src.ok("PUT", "/exporters/bearer/config", {"bearer.auth.token": trusted.token(claims)})
+        src.ok("PUT", "/exporters/bearer/resume")
+        reader = httpx.Client(
+            base_url=guarded.url,
+            headers={"Authorization": f"Bearer {trusted.token(claims)}"},
+            timeout=30,
+        )
+        eventually(lambda: reader.get("/subjects/bearer-one/versions").json() == [1])
+        eventually(lambda: _state(src, "bearer") == "RUNNING")
+        src.ok("DELETE", "/exporters/bearer")
+    finally:
+        guarded.stop()
+
+
+def test_an_exporter_is_starting_until_its_first_records_are_across(src: Api) -> None:
+    """``STARTING`` from creation until the destination has taken the first records: here a
+    destination that accepts connections and never answers, so the state stays STARTING (not
+    RUNNING, not ERROR) while the first request waits; closing it makes the exporter an ERROR.
+    An exporter with nothing to copy goes on to RUNNING."""
+    src.ok("POST", "/subjects/starting-one/versions", {"schema": _avro("StartingOne")})
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # the kernel completes connections; nobody reads or answers
+    url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+    try:
+        src.ok("POST", "/exporters", _exporter("starting", url, subjects=["starting-*"]))
+        seen = set()
+        for _ in range(20):
+            status = src.ok("GET", "/exporters/starting/status")
+            seen.add(status["state"])
+            time.sleep(0.1)
+        assert seen == {"STARTING"}, seen
+        assert status["offset"] == -1 and "trace" not in status  # no error to report
+    finally:
+        silent.close()
+    status = eventually(
+        lambda: (s := src.ok("GET", "/exporters/starting/status"))["state"] == "ERROR" and s
+    )
+    assert status["trace"]
+    src.ok("DELETE", "/exporters/starting")
+    src.ok("POST", "/exporters", _exporter("idle", url, subjects=["nothing-matches-*"]))
+    eventually(lambda: _state(src, "idle") == "RUNNING")
+    src.ok("DELETE", "/exporters/idle")
