@@ -89,17 +89,12 @@ from registry import errors
 from registry.records import KEYS_LOG, Record
 from registry.store.base import LogStore, StoreTransaction, iter_batches, release_free_memory
 from registry.store.kafka_admin import ensure_topics
-from registry.store.kafka_frontier import (
-    MARKER_WAIT,
-    Frontier,
-    after_commit,
-    await_markers,
-    check_landing,
-)
+from registry.store.kafka_frontier import Frontier, check_landing
 from registry.store.kafka_keys import is_key_record
 from registry.store.kafka_leader import Leadership, write_error
 from registry.store.kafka_reader import TopicReader, uncommitted_after
 from registry.store.kafka_settings import KafkaSettings, KafkaStoreError, parse_kafka_url
+from registry.store.kafka_txn import LeaderWrites
 
 log = logging.getLogger(__name__)
 
@@ -174,10 +169,11 @@ class KafkaLogStore(LogStore):
         #: asks the keys topic's end while the writer asks the schemas topic's (``exclusive``)
         self._probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kafka-keys-end")
         self._open_lock = threading.Lock()
-        #: where the state ends in each topic, valid while this producer leads
-        #: (``registry.store.kafka_frontier``; under the write lock)
-        self._frontier: tuple[Any, dict[str, Frontier]] | None = None
-        self._committed_at = 0.0  # monotonic time of the last commit (``_await_markers``)
+        #: the frontier and the open transaction (``registry.store.kafka_txn``)
+        self._writes = LeaderWrites(
+            self.settings, self._leadership, self._write_lock, self._reader_of, self._stop
+        )
+        self._leadership.before_resign = self._writes.settle
 
     @property
     def advertised_url(self) -> str | None:
@@ -268,6 +264,8 @@ class KafkaLogStore(LogStore):
             loops = [("kafka-notifier", self._notify_loop)]
             if self.elect:
                 loops.append(("kafka-election", self._leadership.run))
+                if self.settings.txn_linger_ms:
+                    loops.append(("kafka-committer", self._writes.run))
             else:
                 self._leadership.settled.set()
             for name, target in loops:
@@ -280,6 +278,7 @@ class KafkaLogStore(LogStore):
             if self._reader is not None and self.elect:
                 self._leadership.resign()  # a follower claims at once, no lease to wait for
             self._stop.set()
+            self._writes.wake()
             with self._wake:
                 self._wake.notify_all()
             for thread in self._threads:
@@ -471,14 +470,16 @@ class KafkaLogStore(LogStore):
         self, leadership: Leadership, producer: Any, deadline: float
     ) -> Iterator[StoreTransaction]:
         reader = self._schemas()
+        writes = self._writes
         # Where the state ends in each topic (registry.store.kafka_frontier). Known after this
-        # producer's last commit (the state holds everything up to its records): then no
+        # producer's last write (the state holds everything up to its records): then no
         # ListOffsets round trip and no wait for the reader before deciding; where the records
-        # land proves, before the commit, that the decision missed nothing. Otherwise (a new
-        # producer, a failed write) read both topics to their high watermarks first.
-        known, self._frontier = self._frontier, None  # valid again only once this write ends well
-        frontiers = dict(known[1]) if known is not None and known[0] is producer else None
+        # land proves, before they are answered, that the decision missed nothing. Otherwise (a
+        # new producer, a failed write) commit what is open and read both topics to their high
+        # watermarks first.
+        frontiers = writes.take_frontier(producer)
         if frontiers is None:
+            writes.commit(deadline)
             frontiers = self._read_to_end(reader, deadline)
         txn = _KafkaTransaction(self)
         try:
@@ -486,34 +487,24 @@ class KafkaLogStore(LogStore):
         finally:
             txn._open = False
         if not txn.staged:
-            self._frontier = (producer, frontiers)
+            writes.keep(producer, frontiers)
             return
-        if time.monotonic() - self._committed_at < MARKER_WAIT:
-            await_markers(
-                frontiers,
-                {self._topic_of(key) for key, _ in txn.staged},
-                self._reader_of,
-                min(deadline, time.monotonic() + MARKER_WAIT),
-            )
-        appended = leadership.produce(
+        # the registry applies ``appended`` right after this (under its write lock)
+        txn.appended = writes.write(
             producer,
             txn.staged,
+            frontiers,
             deadline,
             self._topic_of,
-            lambda records: check_landing(
+            lambda landed, after_open: check_landing(
                 frontiers,
-                _offsets_by_topic(self, records),
+                landed,
                 txn.applied_through,
                 self._reader_of,
                 deadline,
+                after_open=after_open,
             ),
         )
-        for topic, offsets in _offsets_by_topic(self, appended).items():
-            frontiers[topic] = after_commit(offsets)
-        self._committed_at = time.monotonic()
-        # the registry applies ``appended`` right after this (under its write lock)
-        self._frontier = (producer, frontiers)
-        txn.appended = appended
 
     def _reader_of(self, topic: str) -> TopicReader:
         if self.keys is not None and topic == self.keys.topic:
@@ -586,12 +577,3 @@ class KafkaLogStore(LogStore):
                 f"Timed out reading {keys.topic} to offset {end} before writing"
             )
         return end
-
-
-def _offsets_by_topic(store: KafkaLogStore, records: list[Record]) -> dict[str, list[int]]:
-    """Offsets of ``records`` (ascending) by topic: keys-log records in the keys topic."""
-    out: dict[str, list[int]] = {}
-    for record in records:
-        topic = store.keys.topic if record.log and store.keys is not None else store.settings.topic
-        out.setdefault(topic, []).append(record.offset)
-    return {topic: sorted(offsets) for topic, offsets in out.items()}

@@ -93,10 +93,15 @@ def check_landing(
     applied_through: Mapping[str, int],
     reader_of: Callable[[str], TopicReader],
     deadline: float,
+    *,
+    after_open: bool = False,
 ) -> None:
     """Raise :class:`WriteConflict` unless the decision saw every record committed before our
     records (``landed``: their offsets by topic, in the log, not committed yet).
-    ``applied_through``: the last offset of each topic the decision's state was handed."""
+    ``applied_through``: the last offset of each topic the decision's state was handed.
+    ``after_open``: our records follow answered records of our own open transaction; the
+    reader cannot read past that transaction's first record, so records that do not follow
+    the frontier directly are a conflict at once (``registry.store.kafka_txn``)."""
     for topic, offsets in landed.items():
         frontier = frontiers[topic]
         unread = unread_before(frontier, offsets)
@@ -107,6 +112,12 @@ def check_landing(
             )
         if not unread:
             continue
+        if after_open:
+            raise WriteConflict(
+                f"records of this write landed at offset {offsets[0]} of {topic}, not directly "
+                f"after the open transaction's last record at {frontier.end - 1}: another "
+                "writer is writing to the topic"
+            )
         # every transaction before our first record decided and read (ours, still open, holds
         # the reader's last stable offset at our first record)
         reader = reader_of(topic)

@@ -38,13 +38,12 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 from registry import errors
-from registry.records import KEYS_LOG, Record
 from registry.store.kafka_election import (
     CLAIM_KEY,
     HEARTBEAT_PREFIX,
@@ -106,6 +105,8 @@ class Leadership:
         self._dropped_at = 0.0
         self._claiming = False  # announced in our heartbeats while a claim is under way
         self._beat_now = threading.Event()  # wakes the heartbeat thread
+        #: commits the open transaction before the resign record (``registry.store.kafka_txn``)
+        self.before_resign: Callable[[], None] | None = None
 
     # ---- who leads -------------------------------------------------------------------------
 
@@ -397,6 +398,10 @@ class Leadership:
             producer = self.producer
             if producer is None:
                 return
+            if self.before_resign is not None:
+                self.before_resign()
+                if self.producer is not producer:  # the commit failed: no longer leading
+                    return
             try:
                 producer.begin_transaction()
                 key, value = encode(RESIGN_KEY, self.member, self.advertised_url)
@@ -468,86 +473,6 @@ class Leadership:
         """After a failed transaction (under ``write_lock``): the election thread makes a new
         producer and claims again."""
         self._drop(producer)
-
-    def produce(
-        self,
-        producer: Producer,
-        staged: Sequence[tuple[bytes, bytes | None]],
-        deadline: float,
-        topic_of: Callable[[bytes], str],
-        verify: Callable[[list[Record]], None],
-    ) -> list[Record]:
-        """Write ``staged`` in one transaction (``acks=all``: durable once committed); the
-        records with the offsets the delivery reports give, keys-topic records first.
-        ``verify`` sees them before the commit is sent (they are in the log, not committed);
-        when it raises, the transaction is aborted and the error passed on."""
-        delivered: list[Any] = []
-        failures: list[KafkaError] = []
-
-        def on_delivery(err: KafkaError | None, msg: Any) -> None:
-            if err is not None:
-                failures.append(err)
-            else:
-                delivered.append(msg)
-
-        try:
-            producer.begin_transaction()
-            for key, value in staged:
-                producer.produce(
-                    topic_of(key), key=key, value=value, partition=0, on_delivery=on_delivery
-                )
-            # the delivery reports (offsets) before the commit: the commit would wait for
-            # them anyway, so this costs no round trip
-            unsent = producer.flush(max(0.1, deadline - time.monotonic()))
-        except (KafkaException, BufferError, SystemError) as exc:
-            # a fatal error (a fenced producer) raised while flush() runs a delivery callback
-            # reaches Python as a SystemError whose context is the KafkaException
-            self._drop_producer(producer)
-            raise write_error("writing to the topic", _kafka_cause(exc)) from exc
-        if unsent or failures or len(delivered) != len(staged):
-            self._drop_producer(producer)
-            if failures:
-                raise write_error("writing to the topic", KafkaException(failures[0]))
-            if unsent:
-                raise errors.operation_timeout("Timed out writing to the topic")
-            raise errors.store_error("Error while writing to the store: records not acknowledged")
-        topic = self.settings.topic
-        records = sorted(
-            (
-                Record(m.key() or b"", m.value(), m.offset(), m.timestamp()[1])
-                for m in delivered
-                if m.topic() == topic
-            ),
-            key=lambda r: r.offset,
-        )
-        key_records = sorted(
-            (
-                Record(m.key() or b"", m.value(), m.offset(), m.timestamp()[1], KEYS_LOG)
-                for m in delivered
-                if m.topic() != topic
-            ),
-            key=lambda r: r.offset,
-        )
-        try:
-            verify(key_records + records)
-        except BaseException:
-            self._abort(producer, deadline)
-            raise
-        try:
-            producer.commit_transaction(max(0.1, deadline - time.monotonic()))
-        except KafkaException as exc:
-            self._drop_producer(producer)
-            raise write_error("writing to the topic", exc) from exc
-        return key_records + records
-
-    def _abort(self, producer: Producer, deadline: float) -> None:
-        """Abort the open transaction; a producer that cannot is dropped (the next claim's
-        ``init_transactions`` aborts it)."""
-        try:
-            producer.abort_transaction(max(1.0, deadline - time.monotonic()))
-        except KafkaException as exc:
-            log.warning("aborting a transaction failed: %s", exc)
-            self._drop_producer(producer)
 
 
 def _kafka_cause(exc: BaseException) -> Exception:

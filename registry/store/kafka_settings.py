@@ -33,6 +33,11 @@ class KafkaSettings:
     transactional_id: str = ""
     write_timeout: float = 10.0
     init_timeout: float = 60.0
+    #: how long an open transaction with answered writes waits for another write before it is
+    #: committed (0: every write is committed before it is answered; ``registry.store.kafka_txn``)
+    txn_linger_ms: int = 2
+    #: an open transaction is committed at most this long after its first write
+    txn_max_open_ms: int = 20
     #: the DEK registry's topic ("" keeps KEKs and DEKs in ``topic``)
     keys_topic: str = ""
     #: librdkafka properties for every client (SASL, TLS, ...)
@@ -68,7 +73,7 @@ def parse_kafka_url(url: str) -> KafkaSettings:
     if not topic:
         raise ValueError(f"empty topic in {url!r}")
 
-    def number(name: str, default: int | None) -> int | None:
+    def number(name: str, default: int | None, *, least: int = 1) -> int | None:
         raw = options.pop(name, None)
         if raw is None:
             return default
@@ -76,8 +81,11 @@ def parse_kafka_url(url: str) -> KafkaSettings:
             value = int(raw)
         except ValueError:
             raise ValueError(f"{name}={raw!r} in {url!r} is not an integer") from None
-        if value <= 0:
-            raise ValueError(f"{name}={raw!r} in {url!r} must be positive")
+        if value < least:
+            raise ValueError(
+                f"{name}={raw!r} in {url!r} must be "
+                + ("positive" if least == 1 else f"at least {least}")
+            )
         return value
 
     replication = number("replication.factor", None)
@@ -88,6 +96,9 @@ def parse_kafka_url(url: str) -> KafkaSettings:
     leader_wait = number("leader.wait.ms", 5000)
     write_ms = number("write.timeout.ms", 10_000)
     init_ms = number("init.timeout.ms", 60_000)
+    linger = number("txn.linger.ms", KafkaSettings.txn_linger_ms, least=0)
+    max_open = number("txn.max.open.ms", KafkaSettings.txn_max_open_ms)
+    assert linger is not None and max_open is not None
     assert lease is not None and write_ms is not None and init_ms is not None
     assert leader_wait is not None
     if heartbeat is None:
@@ -109,6 +120,8 @@ def parse_kafka_url(url: str) -> KafkaSettings:
         transactional_id=options.pop("transactional.id", f"pyschemaregistry-{topic}"),
         write_timeout=write_ms / 1000,
         init_timeout=init_ms / 1000,
+        txn_linger_ms=linger,
+        txn_max_open_ms=max_open,
         keys_topic=options.pop("keys.topic", default_keys_topic(topic)),
         client=options,
     )
