@@ -51,6 +51,9 @@ def test_url_defaults_and_options() -> None:
     )
     assert (s.write_timeout, s.election_lease_ms, s.client) == (10.0, 1500, {})
     assert (s.election_heartbeat_ms, s.leader_wait_ms) == (250, 5000)
+    assert (s.txn_linger_ms, s.txn_max_open_ms) == (10, 50)
+    s = parse_kafka_url("kafka://h:9092/?txn.linger.ms=0&txn.max.open.ms=200")
+    assert (s.txn_linger_ms, s.txn_max_open_ms, s.client) == (0, 200, {})
     # the lease's old name (when the election was a consumer group's session) still works
     s = parse_kafka_url("kafka://h:9092/?election.session.timeout.ms=600")
     assert (s.election_lease_ms, s.election_heartbeat_ms) == (600, 100)
@@ -78,6 +81,8 @@ def test_url_defaults_and_options() -> None:
         ("kafka://h:9092/?topic=", "empty topic"),
         ("kafka://h:9092/?replication.factor=three", "not an integer"),
         ("kafka://h:9092/?write.timeout.ms=0", "must be positive"),
+        ("kafka://h:9092/?txn.linger.ms=-1", "must be at least 0"),
+        ("kafka://h:9092/?txn.max.open.ms=0", "must be positive"),
         ("kafka://h:9092/?election.lease.ms=600&election.heartbeat.ms=300", "a third of"),
     ],
 )

@@ -28,6 +28,13 @@ option                         default                           meaning
                                                                  leader fences the old one
 ``write.timeout.ms``           ``10000``                         bound of one write (50002 after)
 ``init.timeout.ms``            ``60000``                         topic creation and checks
+``txn.linger.ms``              ``10``                            an open transaction with
+                                                                 answered writes waiting for
+                                                                 more is committed after this
+                                                                 long without one (0: commit
+                                                                 every write before answering)
+``txn.max.open.ms``            ``50``                            ... and at most this long
+                                                                 after its first write
 ``keys.topic``                 ``_dek_registry_keys`` beside     the DEK registry's KEKs and
                                ``_schemas``, else                DEKs (``registry.store.
                                ``<topic>_dek_registry_keys``     kafka_keys``); empty: in
@@ -58,13 +65,14 @@ How it works:
   leader can never commit again; its first transaction re-commits the records of aborted
   transactions (so ``read_uncommitted`` readers agree) and its claim. Its first write reads
   both topics to their high watermarks before deciding; later writes do not: each decides,
-  produces in one transaction and, before committing, checks where the delivery reports put
-  its records against what the state holds (``registry.store.kafka_frontier``: right after it,
-  nothing can have been missed; else it reads up to them and aborts if the decision missed a
-  committed record, and the registry decides again). Committed (``acks=all``: durable), the
-  records are applied at the offsets the delivery reports give (read-your-writes, no wait for
-  the reader, which skips them later). Timeouts are 50002, other Kafka failures 50001, a record
-  the broker finds too large 42209.
+  produces into the open transaction and checks where the delivery reports put its records
+  against what the state holds (``registry.store.kafka_frontier``: right after it, nothing can
+  have been missed; else it reads up to them and aborts if the decision missed a committed
+  record, and the registry decides again). Acknowledged (``acks=all``: durable) and checked,
+  the records are applied at the offsets the delivery reports give and the write is answered;
+  consecutive writes share the transaction, committed later (``registry.store.kafka_txn``: a
+  new leader re-commits what an uncommitted transaction held, so an answered write stays).
+  Timeouts are 50002, other Kafka failures 50001, a record the broker finds too large 42209.
 
 Records are Confluent's (``registry.records``) so a topic written by Confluent Schema Registry is
 served unchanged. Confluent's own instances read with ``read_uncommitted``; they conclude what
@@ -407,7 +415,9 @@ class KafkaLogStore(LogStore):
         reader = self._schemas()
         end = reader.end_offset(1.0)
         with reader.cond:
-            unread = max(0, end - reader.position)
+            # the leader has applied its answered records the reader has not read (its own
+            # open transaction holds the reader back)
+            unread = max(0, end - max(reader.position, applied_offset + 1))
             unapplied = max(0, reader.last_offset - applied_offset)
         return min(cap, unread + unapplied)
 

@@ -35,9 +35,9 @@ class KafkaSettings:
     init_timeout: float = 60.0
     #: how long an open transaction with answered writes waits for another write before it is
     #: committed (0: every write is committed before it is answered; ``registry.store.kafka_txn``)
-    txn_linger_ms: int = 2
+    txn_linger_ms: int = 10
     #: an open transaction is committed at most this long after its first write
-    txn_max_open_ms: int = 20
+    txn_max_open_ms: int = 50
     #: the DEK registry's topic ("" keeps KEKs and DEKs in ``topic``)
     keys_topic: str = ""
     #: librdkafka properties for every client (SASL, TLS, ...)
