@@ -506,13 +506,13 @@ class KafkaLogStore(LogStore):
             frontiers,
             deadline,
             self._topic_of,
-            lambda landed, after_open: check_landing(
+            lambda landed, open_topics: check_landing(
                 frontiers,
                 landed,
                 txn.applied_through,
                 self._reader_of,
                 deadline,
-                after_open=after_open,
+                open_topics=open_topics,
             ),
         )
 

@@ -37,7 +37,7 @@ the state holds), and the frontier moves to just after them with a marker pendin
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from confluent_kafka import KafkaException
@@ -94,14 +94,15 @@ def check_landing(
     reader_of: Callable[[str], TopicReader],
     deadline: float,
     *,
-    after_open: bool = False,
+    open_topics: Collection[str] = (),
 ) -> None:
     """Raise :class:`WriteConflict` unless the decision saw every record committed before our
     records (``landed``: their offsets by topic, in the log, not committed yet).
     ``applied_through``: the last offset of each topic the decision's state was handed.
-    ``after_open``: our records follow answered records of our own open transaction; the
-    reader cannot read past that transaction's first record, so records that do not follow
-    the frontier directly are a conflict at once (``registry.store.kafka_txn``)."""
+    ``open_topics``: topics where our records follow answered records of our own open
+    transaction; the reader cannot read past that transaction's first record there, so
+    records that do not follow the frontier directly are a conflict at once
+    (``registry.store.kafka_txn``)."""
     for topic, offsets in landed.items():
         frontier = frontiers[topic]
         unread = unread_before(frontier, offsets)
@@ -112,7 +113,7 @@ def check_landing(
             )
         if not unread:
             continue
-        if after_open:
+        if topic in open_topics:
             raise WriteConflict(
                 f"records of this write landed at offset {offsets[0]} of {topic}, not directly "
                 f"after the open transaction's last record at {frontier.end - 1}: another "

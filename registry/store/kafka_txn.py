@@ -118,18 +118,18 @@ class LeaderWrites:
         frontiers: dict[str, Frontier],
         deadline: float,
         topic_of: Callable[[bytes], str],
-        verify: Callable[[dict[str, list[int]], bool], None],
+        verify: Callable[[dict[str, list[int]], set[str]], None],
     ) -> list[Record]:
         """Produce ``staged`` into the open transaction (beginning one if none is open); return
         the records with the offsets the delivery reports give, keys-topic records first.
-        ``verify(landed, after_open)`` sees their offsets by topic before they are answered
-        (``after_open``: they follow answered records of the open transaction); when it raises, the
-        transaction is aborted (the answered records are committed again) and the error
-        passed on. Committed before returning when ``txn.linger.ms`` is 0 or the
-        transaction reached ``txn.max.open.ms``."""
+        ``verify(landed, open_topics)`` sees their offsets by topic before they are answered
+        (``open_topics``: the topics where they follow answered records of the open
+        transaction); when it raises, the transaction is aborted (the answered records are
+        committed again) and the error passed on. Committed before returning when
+        ``txn.linger.ms`` is 0 or the transaction reached ``txn.max.open.ms``."""
         self._discard_stale(producer)
         txn = self.open
-        after_open = txn is not None and bool(txn.records)
+        open_topics = set(txn.topics) if txn is not None else set()
         produced = [(topic_of(key), key, value) for key, value in staged]
         if txn is None:
             topics = {topic for topic, _, _ in produced}
@@ -145,7 +145,7 @@ class LeaderWrites:
         if txn is None:
             txn = self.open = OpenTransaction(producer, now, now)
         try:
-            verify(landed, after_open)
+            verify(landed, open_topics)
         except BaseException:
             self._abort_keeping_answered(producer, deadline)
             raise
