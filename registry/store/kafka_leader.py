@@ -1,5 +1,6 @@
-"""The Kafka store's write path: the leader election, the leader's transactional producer, and
-producing one write's records in one transaction.
+"""The Kafka store's leadership: the leader election and the leader's transactional producer
+(the writes made with it, in transactions that consecutive writes share:
+``registry.store.kafka_txn``).
 
 The protocol (the election topic's records and the rule to claim are in
 :mod:`registry.store.kafka_election`):
