@@ -28,9 +28,10 @@ The protocol (the election topic's records and the rule to claim are in
 
 Threads: the election thread owns the election consumer and the heartbeat producer; the
 transactional producer is only used under ``write_lock`` (claims on the election thread, writes
-on the registry's write path), and a producer is dropped only after its outstanding requests
-are flushed. No AdminClient is used after start-up (a coordinator look-up in flight while a
-broker connection drops aborts librdkafka 2.x: ``rd_kafka_enq_once_del_source_return``).
+on the registry's write path, commits also on the committer thread), and a producer is dropped
+only after its outstanding requests are flushed. No AdminClient is used after start-up (a
+coordinator look-up in flight while a broker connection drops aborts librdkafka 2.x:
+``rd_kafka_enq_once_del_source_return``).
 """
 
 from __future__ import annotations
