@@ -349,6 +349,8 @@ class ForwardingMiddleware:
 
         async def sending(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
+                # the follower answers once it has read the write: no commit linger for it
+                getattr(self.store, "commit_soon", _nothing)()
                 offset = str(self.registry.state.offset).encode()
                 headers = [*message.get("headers", []), (APPLIED_OFFSET_HEADER.encode(), offset)]
                 message = {**message, "headers": headers}
@@ -445,3 +447,7 @@ def _applied_offset(value: str | None) -> int:
         return int(value) if value is not None else -1
     except ValueError:
         return -1
+
+
+def _nothing() -> None:
+    """A store that commits before it answers has nothing to hurry."""

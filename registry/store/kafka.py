@@ -516,6 +516,11 @@ class KafkaLogStore(LogStore):
             ),
         )
 
+    def commit_soon(self) -> None:
+        """Commit the leader's open transaction now: a follower waits to read a write it
+        forwarded (``registry.api.forwarding``)."""
+        self._writes.commit_soon()
+
     def _reader_of(self, topic: str) -> TopicReader:
         if self.keys is not None and topic == self.keys.topic:
             return self.keys

@@ -97,6 +97,7 @@ class LeaderWrites:
         self.open: OpenTransaction | None = None
         self._committed_at = 0.0  # monotonic time of the last commit (``await_markers``)
         self._due = threading.Condition()  # the committer waits here
+        self._urgent = False  # commit the open transaction now (:meth:`commit_soon`)
 
     # ---- the frontier ----------------------------------------------------------------------
 
@@ -215,6 +216,7 @@ class LeaderWrites:
         """Commit the open transaction, if any. A failed commit drops the producer (the next
         claim re-commits the records if the broker aborted them) and raises."""
         txn, self.open = self.open, None
+        self._urgent = False
         if txn is None or not self._current(txn.producer):
             return
         if deadline is None:
@@ -283,8 +285,17 @@ class LeaderWrites:
         txn = self.open
         if txn is None:
             return None
+        if self._urgent:
+            return txn.began
         s = self.settings
         return min(txn.last + s.txn_linger_ms / 1000, txn.began + s.txn_max_open_ms / 1000)
+
+    def commit_soon(self) -> None:
+        """Have the committer commit the open transaction now, without waiting for the write
+        lock here (any thread: a follower waits to read the write it forwarded)."""
+        with self._due:
+            self._urgent = True
+            self._due.notify_all()
 
     def run(self) -> None:
         """The committer thread: commits the open transaction when it is due."""
