@@ -416,8 +416,10 @@ class KafkaLogStore(LogStore):
         end = reader.end_offset(1.0)
         with reader.cond:
             # the leader has applied its answered records the reader has not read (its own
-            # open transaction holds the reader back)
-            unread = max(0, end - max(reader.position, applied_offset + 1))
+            # open transaction holds the reader back), and knows where its last commit marker is
+            known = self._writes.known_end(reader.topic, applied_offset)
+            done = max(reader.position, applied_offset + 1, known)
+            unread = max(0, end - done)
             unapplied = max(0, reader.last_offset - applied_offset)
         return min(cap, unread + unapplied)
 

@@ -107,6 +107,15 @@ class LeaderWrites:
         known, self._frontier = self._frontier, None
         return dict(known[1]) if known is not None and known[0] is producer else None
 
+    def known_end(self, topic: str, applied: int) -> int:
+        """Offset below which a state that applied ``topic`` up to ``applied`` holds every
+        committed record and knows every other entry is a marker (-1: not known now)."""
+        known = self._frontier
+        frontier = known[1].get(topic) if known is not None else None
+        if frontier is None or applied < frontier.end - 1:
+            return -1
+        return frontier.end + 1 if frontier.marker else frontier.end
+
     def keep(self, producer: Any, frontiers: dict[str, Frontier]) -> None:
         self._frontier = (producer, frontiers)
 
@@ -221,16 +230,18 @@ class LeaderWrites:
             return
         if deadline is None:
             deadline = time.monotonic() + self.settings.write_timeout
+        known = self._frontier
+        if known is not None and known[0] is txn.producer:
+            # our marker goes right after our records (set first: :meth:`known_end` is read
+            # without the lock while the commit runs; a failed commit drops the frontier)
+            for topic in txn.topics:
+                known[1][topic] = Frontier(known[1][topic].end, marker=True)
         try:
             txn.producer.commit_transaction(max(0.1, deadline - time.monotonic()))
         except KafkaException as exc:
             self._lost(txn.producer)
             raise write_error("committing to the topic", exc) from exc
         self._committed_at = time.monotonic()
-        known = self._frontier
-        if known is not None and known[0] is txn.producer:
-            for topic in txn.topics:
-                known[1][topic] = Frontier(known[1][topic].end, marker=True)
 
     def settle(self) -> None:
         """Commit the open transaction, if any, logging a failure (the store is stopping, or
