@@ -10,6 +10,7 @@ from registry.store.kafka_election import (
     ElectionView,
     apply,
     encode,
+    heartbeat_stalled,
     should_claim,
 )
 
@@ -92,3 +93,16 @@ def test_a_newer_claim_names_the_leader_and_heartbeats_name_it_to_newcomers() ->
     assert view.leader() == "b"
     feed(view, HEARTBEAT_PREFIX, "a", 0.3, 42, claim=7)  # an old leader's stale heartbeat
     assert view.leader() == "b"
+
+
+def test_a_stalled_heartbeat_producer_looks_again_well_within_the_lease() -> None:
+    # heartbeats every 0.25 s, the last delivered at 10.0: a producer stuck on a partition
+    # leader that stopped answering asks for metadata again after three periods (0.75 s), long
+    # before the lease (1.5 s) would let the followers elect another leader
+    assert not heartbeat_stalled(10.5, 10.0, 0.0, BEAT)  # a slow answer is not a stall
+    assert heartbeat_stalled(10.8, 10.0, 0.0, BEAT)
+    # and again a period later while still stalled, not on every heartbeat
+    assert not heartbeat_stalled(11.0, 10.0, 10.8, BEAT)
+    assert heartbeat_stalled(11.6, 10.0, 10.8, BEAT)
+    # a very short heartbeat does not make it ask on every loaded broker's slow answer
+    assert not heartbeat_stalled(10.25, 10.0, 0.0, 0.02)

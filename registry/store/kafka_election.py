@@ -194,5 +194,16 @@ def should_claim(
     return now - view.claimable_since >= rank * rank_step
 
 
+def heartbeat_stalled(now: float, delivered: float, refreshed: float, heartbeat: float) -> bool:
+    """Whether a member's heartbeat producer looks stuck on a partition leader that no longer
+    answers, so that it should ask for the election topic's metadata again: no heartbeat was
+    delivered for three heartbeat periods (at least 0.3 s: a loaded broker is allowed a slow
+    answer), and it did not ask during the last such period. Well before the lease (at least
+    three heartbeats), so the followers never see a leader's heartbeats stop for a lease
+    while theirs flow, just because its producer kept sending to the old partition leader."""
+    patience = max(3 * heartbeat, 0.3)
+    return now - delivered > patience and now - refreshed > patience
+
+
 def monotonic() -> float:
     return time.monotonic()

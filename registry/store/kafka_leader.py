@@ -54,6 +54,7 @@ from registry.store.kafka_election import (
     ElectionView,
     apply,
     encode,
+    heartbeat_stalled,
     should_claim,
 )
 from registry.store.kafka_reader import refresh_metadata, watermarks
@@ -146,6 +147,9 @@ class Leadership:
                         "linger.ms": 0,
                         "enable.idempotence": False,
                         "message.timeout.ms": max(1000, s.election_lease_ms),
+                        # a request stalled on a stopping broker fails (and is retried on the
+                        # partition's new leader) well within the lease, not at its end
+                        "request.timeout.ms": max(500, s.election_lease_ms // 3),
                         "client.id": f"{self.advertised_url or 'no-http'}-heartbeat",
                     }
                 )
@@ -186,18 +190,31 @@ class Leadership:
         heartbeats = self._heartbeats
         assert heartbeats is not None
         failed = threading.Event()
+        delivered = [time.monotonic()]  # arrival of the last delivery report without error
+        refreshed = 0.0
 
         def on_delivery(err: KafkaError | None, _msg: Any) -> None:
             if err is not None:
                 failed.set()
+            else:
+                delivered[0] = time.monotonic()
 
         while not self._stop.is_set() and not self._resigning:
             self._beat_now.clear()
-            if failed.is_set():
-                # a heartbeat was not delivered: its partition's leader may have moved (a
-                # broker stopping or killed) and librdkafka's cache still names the old one;
-                # while our heartbeats fail the followers elect another leader
+            now = time.monotonic()
+            if failed.is_set() or heartbeat_stalled(now, delivered[0], refreshed, beat):
+                # heartbeats not delivered: their partition's leader may have moved (a broker
+                # stopping, paused or killed) and librdkafka's cache still names the old one,
+                # where requests wait unanswered. Ask the cluster again now, not when the
+                # message times out at the end of the lease: while our heartbeats stall and
+                # the others' flow, the followers elect another leader (a false election)
                 failed.clear()
+                # logged once a stall (a broker outage would log it every few heartbeats)
+                (log.info if refreshed < delivered[0] else log.debug)(
+                    "heartbeats stalled for %.2fs: refreshing the election topic's metadata",
+                    now - delivered[0],
+                )
+                refreshed = now
                 refresh_metadata(heartbeats, self.settings.election_topic, beat)
             key, value = encode(
                 HEARTBEAT_PREFIX,
