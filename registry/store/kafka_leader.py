@@ -325,6 +325,14 @@ class Leadership:
             with self.write_lock:
                 self._drop(self.producer)
         elif (claim or lost_producer) and not self._resigning:
+            if claim:
+                with self.lock:
+                    seen = self._view.members.get(leader) if leader is not None else None
+                log.info(
+                    "claiming the leadership: leader %s last heard %s",
+                    leader,
+                    "never" if seen is None else f"{time.monotonic() - seen[0]:.2f}s ago",
+                )
             self._claim()
 
     # ---- claiming and resigning ------------------------------------------------------------
@@ -364,14 +372,18 @@ class Leadership:
                 return
             self._drop(self.producer)
             producer = self._new_producer()
+            phases = _Phases()
             try:
                 producer.init_transactions(timeout)
+                phases.mark("init_transactions")
                 # every transaction of an earlier leader is now committed or aborted and that
                 # leader is fenced: what is below the high watermark is all that will ever
                 # precede our writes
                 if not self._catch_up(max(timeout, 10.0)):
                     raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "catching up"))
+                phases.mark("catch-up")
                 redo = self._aborted(timeout) if self._aborted is not None else []
+                phases.mark("aborted tail")
                 offsets: list[int] = []
 
                 def on_delivery(err: KafkaError | None, msg: Any) -> None:
@@ -390,10 +402,12 @@ class Leadership:
                     on_delivery=on_delivery,
                 )
                 producer.commit_transaction(timeout)
+                phases.mark("commit")
                 if redo:
                     log.warning("re-committed %d records of aborted transactions", len(redo))
                     if not self._catch_up(max(timeout, 10.0)):
                         raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "catching up"))
+                    phases.mark("catch-up")
             except KafkaException as exc:
                 log.warning("claiming the leadership failed, will retry: %s", exc)
                 self._dispose(producer)
@@ -407,7 +421,7 @@ class Leadership:
                     self._view.resigned = False
                 self.lock.notify_all()
         self.settled.set()
-        log.info("this instance (%s) is the leader", self.advertised_url)
+        log.info("this instance (%s) is the leader (%s)", self.advertised_url, phases)
 
     def resign(self) -> None:
         """Stop leading and say so in the election topic (a follower claims at once)."""
@@ -492,6 +506,22 @@ class Leadership:
         """After a failed transaction (under ``write_lock``): the election thread makes a new
         producer and claims again."""
         self._drop(producer)
+
+
+class _Phases:
+    """Seconds spent in each phase of a claim, for the log (where a failover's time goes)."""
+
+    def __init__(self) -> None:
+        self._last = time.monotonic()
+        self._spent: list[tuple[str, float]] = []
+
+    def mark(self, phase: str) -> None:
+        now = time.monotonic()
+        self._spent.append((phase, now - self._last))
+        self._last = now
+
+    def __str__(self) -> str:
+        return ", ".join(f"{phase} {spent:.3f}s" for phase, spent in self._spent)
 
 
 def _kafka_cause(exc: BaseException) -> Exception:
