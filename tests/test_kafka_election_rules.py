@@ -12,7 +12,9 @@ from registry.store.kafka_election import (
     encode,
     heartbeat_stalled,
     should_claim,
+    successor,
 )
+from registry.store.kafka_settle import outcome
 
 LEASE, BEAT = 1.5, 0.25
 RULES = {"lease": LEASE, "heartbeat": BEAT, "rank_step": 2 * BEAT}
@@ -106,3 +108,20 @@ def test_a_stalled_heartbeat_producer_looks_again_well_within_the_lease() -> Non
     assert heartbeat_stalled(11.6, 10.0, 10.8, BEAT)
     # a very short heartbeat does not make it ask on every loaded broker's slow answer
     assert not heartbeat_stalled(10.25, 10.0, 0.0, 0.02)
+
+
+def test_a_failed_write_waits_for_the_next_claim_to_be_committed() -> None:
+    view, offset = led_by_a("a")  # we are a, leading by the claim at offset 0
+    assert successor(view, 0) is None
+    feed(view, CLAIM_KEY, "b", 5.1, offset)  # b's claim record: its transaction may be open
+    assert successor(view, 0) is None
+    feed(view, HEARTBEAT_PREFIX, "b", 5.2, offset + 1, claim=offset)  # b names it: committed
+    assert successor(view, 0) == "b"
+
+
+def test_a_failed_write_took_effect_only_if_all_its_records_were_committed() -> None:
+    staged = [("t", b"k1", b"v1"), ("t", b"k2", None)]
+    assert outcome(staged, [("t", b"k0", b"x"), ("t", b"k1", b"v1"), ("t", b"k2", None)]) == "all"
+    assert outcome(staged, [("t", b"k1", b"v1")]) == "part"
+    assert outcome(staged, [("t", b"k1", b"other"), ("k", b"k2", None)]) == "none"
+    assert outcome(staged * 2, staged) == "part"  # the same record twice is two records

@@ -66,6 +66,9 @@ class ElectionView:
     claimable_since: float | None = None
     #: member -> arrival of the first heartbeat of its current claim attempt
     claiming: dict[str, float] = field(default_factory=dict)
+    #: the newest claim a live heartbeat named: a member names its claim in its heartbeats
+    #: only once the claim's transaction committed (re-committed records included)
+    confirmed: int = -1
 
     def leader(self) -> str | None:
         """The member the topic names as the leader (None: nobody, or it resigned)."""
@@ -123,6 +126,8 @@ def apply(
             _see_claim(view, Claim(claim, member, url))
         if history:
             return
+        if isinstance(claim, int) and claim > view.confirmed:
+            view.confirmed = claim
         view.members[member] = (now, url)
         if body.get("claiming") is True:
             view.claiming.setdefault(member, now)
@@ -138,6 +143,17 @@ def _see_claim(view: ElectionView, claim: Claim) -> None:
     if view.claim is None or claim.offset > view.claim.offset:
         view.claim = claim
         view.resigned = False
+
+
+def successor(view: ElectionView, failed_claim: int) -> str | None:
+    """After this member's transaction failed (leading by the claim at ``failed_claim``): the
+    member whose claim came after it and has committed (its heartbeats name it), or None
+    while there is none. Once there is, every record the failed transaction left in the log
+    has been re-committed by that claim or will never be committed."""
+    claim = view.claim
+    if claim is None or claim.offset <= failed_claim or view.confirmed < claim.offset:
+        return None
+    return claim.member
 
 
 def live_members(view: ElectionView, now: float, lease: float) -> list[str]:

@@ -56,6 +56,7 @@ from registry.store.kafka_election import (
     encode,
     heartbeat_stalled,
     should_claim,
+    successor,
 )
 from registry.store.kafka_reader import refresh_metadata, watermarks
 from registry.store.kafka_settings import KafkaSettings
@@ -490,6 +491,29 @@ class Leadership:
                     raise errors.unknown_leader("Leader not known.")
                 self.lock.wait(min(remaining, 0.2))
             return self.producer
+
+    @property
+    def claim_offset(self) -> int:
+        """Offset of the claim this instance leads (or last led) by (-1: none)."""
+        return self._claim_offset
+
+    def await_successor(self, failed: Producer, failed_claim: int, deadline: float) -> bool | None:
+        """After a transaction of ``failed`` (leading by the claim at ``failed_claim``) failed
+        and the producer was dropped: wait for the claim that follows, ours (True: a new
+        producer leads) or another member's, committed (False); None when ``deadline``
+        passes first. Either claim re-committed whatever the failed transaction left in the
+        log, so what is committed then is final for it."""
+        with self.lock:
+            while True:
+                if self.producer is not None and self.producer is not failed:
+                    return True
+                other = successor(self._view, failed_claim)
+                if other is not None and other != self.member:
+                    return False
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._stop.is_set():
+                    return None
+                self.lock.wait(min(remaining, 0.05))
 
     def wait_leader(self, timeout: float) -> bool:
         """Block until this instance leads."""
