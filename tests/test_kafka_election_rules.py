@@ -70,6 +70,22 @@ def test_no_election_during_a_broker_outage() -> None:
     assert not should_claim(view, 23.0, **RULES)
 
 
+def test_after_a_broker_transition_the_leader_gets_two_leases() -> None:
+    # every member's heartbeats stall at 5.0 (the election partition's leader stops); ours
+    # come back at 6.0, the leader's producer is still looking for the new partition leader
+    view, offset = led_by_a("b")
+    offset = beats(view, ["b", "c"], 6.0, 9.0, offset)
+    assert not should_claim(view, 7.6, **RULES)  # one lease: a kill -9 would be replaced now
+    assert not should_claim(view, 7.9, **RULES)
+    beats(view, ["a"], 7.9, 8.0, offset)  # it found it: no false election
+    assert not should_claim(view, 9.0, **RULES)
+    # a leader that does not come back is replaced after two leases of silence
+    view, offset = led_by_a("b")
+    beats(view, ["b", "c"], 6.0, 9.0, offset)
+    assert should_claim(view, 8.1, **RULES)
+    # a kill -9 without a broker transition: one lease (test_a_silent_leader_is_replaced_...)
+
+
 def test_nobody_claims_over_a_claim_under_way() -> None:
     view, offset = led_by_a("c")
     offset = beats(view, ["b", "c"], 5.25, 6.5, offset)

@@ -176,7 +176,9 @@ def should_claim(
       named (after a broker outage the leader's heartbeats come back too; it gets a lease to
       show them) or for two heartbeats when none is (to have heard the other members).
     * A named leader counts as gone when its last heartbeat arrived ``lease`` ago (or none did
-      since we started reading).
+      since we started reading); two leases while our own heartbeats are back from a gap for
+      less than four leases (a broker transition, in which another member's producer may take
+      longer than ours to find the partition's new leader: no false election for that).
     * Nobody else live is claiming (for at most ``patience``: a claim that takes longer is
       taken to be stuck).
     * Then wait ``rank * rank_step``, rank our place among the live members other than the
@@ -195,7 +197,11 @@ def should_claim(
     else:
         seen = view.members.get(leader)
         last = seen[0] if seen is not None else view.started
-        ready = flowing >= lease and now - last > lease
+        # our own heartbeats came back from a gap less than four leases ago (a broker
+        # stopping, a partition leader moving: another member's producer may be seconds
+        # behind ours in finding the new one): the leader gets two leases of silence
+        recovering = view.own_since > view.started + lease and flowing < 4 * lease
+        ready = flowing >= lease and now - last > (2 * lease if recovering else lease)
     live = live_members(view, now, lease)
     busy = any(
         m != view.me and m in live and now - since < patience for m, since in view.claiming.items()

@@ -144,7 +144,12 @@ class Leadership:
             self._heartbeats = Producer(
                 self._client(
                     **{
-                        "acks": "all",
+                        # the partition leader answers at once: a heartbeat is read only
+                        # once replicated anyway (the high watermark is the same for every
+                        # reader), while acks=all made each member's connection wait for the
+                        # replicas in turn, so one member's heartbeats could stall (a replica
+                        # restarting) while the others' went through
+                        "acks": 1,
                         "linger.ms": 0,
                         "enable.idempotence": False,
                         "message.timeout.ms": max(1000, s.election_lease_ms),
@@ -160,7 +165,7 @@ class Leadership:
             log.error("cannot join the leader election: %s", exc)
             return
         beater = threading.Thread(
-            target=self._beat_loop, args=(beat,), name="kafka-heartbeat", daemon=True
+            target=self._beat_loop, args=(beat, lease), name="kafka-heartbeat", daemon=True
         )
         beater.start()
         try:
@@ -186,7 +191,7 @@ class Leadership:
                 self._stop.wait(1.0)
         return None, -1
 
-    def _beat_loop(self, beat: float) -> None:
+    def _beat_loop(self, beat: float, lease: float) -> None:
         """The heartbeat thread: the only user of the heartbeat producer."""
         heartbeats = self._heartbeats
         assert heartbeats is not None
@@ -216,7 +221,7 @@ class Leadership:
                     now - delivered[0],
                 )
                 refreshed = now
-                refresh_metadata(heartbeats, self.settings.election_topic, beat)
+                refresh_metadata(heartbeats, self.settings.election_topic, max(beat, lease / 3))
             key, value = encode(
                 HEARTBEAT_PREFIX,
                 self.member,
