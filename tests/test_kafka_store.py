@@ -251,7 +251,9 @@ def _usurper(bootstrap: str, store: KafkaLogStore) -> Producer:
 
 
 def _registry_client(url: str) -> tuple[KafkaLogStore, Registry, TestClient]:
-    store = KafkaLogStore(url, advertised_url="http://127.0.0.1:1")
+    # txn.linger.ms=0: each write commits before it is answered, so a fault before the commit
+    # fails the write itself (with a linger it would fail a later commit of answered records)
+    store = KafkaLogStore(f"{url}&txn.linger.ms=0", advertised_url="http://127.0.0.1:1")
     registry = Registry(store, Settings(poll_interval=0, v8_fields_by_header=True))
     return store, registry, TestClient(create_app(registry), headers={"Content-Type": CONTENT_TYPE})
 
