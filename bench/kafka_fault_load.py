@@ -446,6 +446,51 @@ def topic_records(
         consumer.close()
 
 
+def claims(bootstrap: str, topic: str, timeout: float = 60) -> list[tuple[float, str]]:
+    """(wall-clock time in seconds, member) of every ``claim`` record of the store's election
+    topic (``<topic>-election``), attempts that were fenced included: one per election."""
+    from confluent_kafka import Consumer, KafkaError, TopicPartition
+
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "fault-check-claims",
+            "enable.auto.commit": False,
+            "enable.partition.eof": True,
+            "isolation.level": "read_uncommitted",
+        }
+    )
+    out: list[tuple[float, str]] = []
+    tp = TopicPartition(f"{topic}-election", 0, 0)
+    try:
+        # up to the end it has now: live members keep heartbeating, so the end moves on
+        low, high = consumer.get_watermark_offsets(tp, timeout=10)
+        if high <= low:
+            return out
+        consumer.assign([tp])
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is None:
+                continue
+            err = msg.error()
+            if err is not None:
+                if err.code() == KafkaError._PARTITION_EOF:
+                    return out
+                raise RuntimeError(f"reading {topic}-election: {err}")
+            if msg.offset() >= high - 1:
+                if msg.key() == b"claim":
+                    member = json.loads(msg.value() or b"{}").get("member", "")
+                    out.append((msg.timestamp()[1] / 1000, str(member)))
+                return out
+            if msg.key() == b"claim":
+                member = json.loads(msg.value() or b"{}").get("member", "")
+                out.append((msg.timestamp()[1] / 1000, str(member)))
+        raise RuntimeError(f"reading {topic}-election did not reach the end in {timeout}s")
+    finally:
+        consumer.close()
+
+
 @dataclass
 class TopicState:
     """What a reader of Confluent's format concludes from the topic's SCHEMA records."""

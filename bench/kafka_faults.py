@@ -40,6 +40,7 @@ from bench.kafka_fault_load import (  # noqa: E402
     Instances,
     Writers,
     check,
+    claims,
     failures_by_kind,
     fault_window,
     latency_ms,
@@ -140,7 +141,10 @@ def one_run(args: argparse.Namespace, nodes: int, run: int, work: Path) -> dict[
                         broker_events.append((f"rolling {node}", time.monotonic()))
                         brokers.stop_node(node)
                         brokers.restart(node)
-                        log(f"run {run}: broker {node} restarted (rolling)")
+                        # as an operator does: the next broker goes once this one is back in
+                        # every ISR (else min.insync.replicas=2 cannot be met)
+                        in_sync = brokers.wait_in_sync()
+                        log(f"run {run}: broker {node} restarted (rolling), in sync: {in_sync}")
                         time.sleep(2)
             time.sleep(args.between)
             revive(instances)
@@ -149,6 +153,17 @@ def one_run(args: argparse.Namespace, nodes: int, run: int, work: Path) -> dict[
         failovers = [writers.resumed_after(t) for t in kills]
         recovered = [writers.resumed_after(t) for _, t in broker_events]
         result = check([i.url for i in instances.all], brokers.bootstrap, topic, acked, "bench")
+        # a claim by another member than the previous claim's outside the leader kills'
+        # windows is a false election (a leader's own claim again after a failed
+        # transaction is not: it leads on)
+        wall = time.time() - time.monotonic()
+        every = claims(brokers.bootstrap, topic)
+        elections = [c for c, before in zip(every[1:], every, strict=False) if c[1] != before[1]]
+        false_elections = [
+            round(at - wall - begun, 1)
+            for at, _ in elections
+            if not any(s <= at - wall <= e for s, e in leader_windows)
+        ]
 
         def failed_in(windows: list[tuple[float, float]]) -> list[Answer]:
             return [
@@ -198,6 +213,8 @@ def one_run(args: argparse.Namespace, nodes: int, run: int, work: Path) -> dict[
                 name: None if r is None else round(r, 2)
                 for (name, _), r in zip(broker_events, recovered, strict=True)
             },
+            "elections": len(elections),
+            "false_elections_at_s": false_elections,
             "longest_failing_stretch_s": stretch,
             "longest_failing_stretch_at": stretch_at,
             "failed_leader_kills": failures_by_kind(in_leader),
@@ -225,6 +242,7 @@ def row(r: dict[str, Any]) -> str:
         f"{'yes' if r['readers_agree'] else '**no**'} | {len(r['crashes'])} | "
         f"{'/'.join(str(x) for x in fo) if fo else 'none'} | "
         f"{', '.join(f'{k} {v}' for k, v in r['broker_recovery_s'].items())} | "
+        f"{r['elections']} / {len(r['false_elections_at_s'])} | "
         f"{r['longest_failing_stretch_s']} | {kinds(r['failed_leader_kills'])} | "
         f"{kinds(r['failed_broker_faults'])} | {kinds(r['failed_elsewhere'])} | "
         f"{lat.get('p50_ms', '-')} / {lat.get('p99_ms', '-')} | {len(r['startup_failures'])} |"
@@ -233,10 +251,11 @@ def row(r: dict[str, Any]) -> str:
 
 HEADER = (
     "| brokers | run | acked | lost | dup ids rc / ru | readers agree | crashes | "
-    "failover min/med/max s | first ack after broker event, s | longest failing stretch s | "
+    "failover min/med/max s | first ack after broker event, s | elections / false | "
+    "longest failing stretch s | "
     "failed in leader kills | failed in broker faults | failed elsewhere | p50 / p99 ms | "
     "startup failures |\n"
-    "|--:|--:|--:|--:|--:|:-:|--:|--:|---|--:|---|---|---|--:|--:|"
+    "|--:|--:|--:|--:|--:|:-:|--:|--:|---|--:|--:|---|---|---|--:|--:|"
 )
 
 

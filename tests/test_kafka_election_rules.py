@@ -10,8 +10,11 @@ from registry.store.kafka_election import (
     ElectionView,
     apply,
     encode,
+    heartbeat_stalled,
     should_claim,
+    successor,
 )
+from registry.store.kafka_settle import outcome
 
 LEASE, BEAT = 1.5, 0.25
 RULES = {"lease": LEASE, "heartbeat": BEAT, "rank_step": 2 * BEAT}
@@ -67,6 +70,22 @@ def test_no_election_during_a_broker_outage() -> None:
     assert not should_claim(view, 23.0, **RULES)
 
 
+def test_after_a_broker_transition_the_leader_gets_two_leases() -> None:
+    # every member's heartbeats stall at 5.0 (the election partition's leader stops); ours
+    # come back at 6.0, the leader's producer is still looking for the new partition leader
+    view, offset = led_by_a("b")
+    offset = beats(view, ["b", "c"], 6.0, 9.0, offset)
+    assert not should_claim(view, 7.6, **RULES)  # one lease: a kill -9 would be replaced now
+    assert not should_claim(view, 7.9, **RULES)
+    beats(view, ["a"], 7.9, 8.0, offset)  # it found it: no false election
+    assert not should_claim(view, 9.0, **RULES)
+    # a leader that does not come back is replaced after two leases of silence
+    view, offset = led_by_a("b")
+    beats(view, ["b", "c"], 6.0, 9.0, offset)
+    assert should_claim(view, 8.1, **RULES)
+    # a kill -9 without a broker transition: one lease (test_a_silent_leader_is_replaced_...)
+
+
 def test_nobody_claims_over_a_claim_under_way() -> None:
     view, offset = led_by_a("c")
     offset = beats(view, ["b", "c"], 5.25, 6.5, offset)
@@ -92,3 +111,33 @@ def test_a_newer_claim_names_the_leader_and_heartbeats_name_it_to_newcomers() ->
     assert view.leader() == "b"
     feed(view, HEARTBEAT_PREFIX, "a", 0.3, 42, claim=7)  # an old leader's stale heartbeat
     assert view.leader() == "b"
+
+
+def test_a_stalled_heartbeat_producer_looks_again_well_within_the_lease() -> None:
+    # heartbeats every 0.25 s, the last delivered at 10.0: a producer stuck on a partition
+    # leader that stopped answering asks for metadata again after three periods (0.75 s), long
+    # before the lease (1.5 s) would let the followers elect another leader
+    assert not heartbeat_stalled(10.5, 10.0, 0.0, BEAT)  # a slow answer is not a stall
+    assert heartbeat_stalled(10.8, 10.0, 0.0, BEAT)
+    # and again a period later while still stalled, not on every heartbeat
+    assert not heartbeat_stalled(11.0, 10.0, 10.8, BEAT)
+    assert heartbeat_stalled(11.6, 10.0, 10.8, BEAT)
+    # a very short heartbeat does not make it ask on every loaded broker's slow answer
+    assert not heartbeat_stalled(10.25, 10.0, 0.0, 0.02)
+
+
+def test_a_failed_write_waits_for_the_next_claim_to_be_committed() -> None:
+    view, offset = led_by_a("a")  # we are a, leading by the claim at offset 0
+    assert successor(view, 0) is None
+    feed(view, CLAIM_KEY, "b", 5.1, offset)  # b's claim record: its transaction may be open
+    assert successor(view, 0) is None
+    feed(view, HEARTBEAT_PREFIX, "b", 5.2, offset + 1, claim=offset)  # b names it: committed
+    assert successor(view, 0) == "b"
+
+
+def test_a_failed_write_took_effect_only_if_all_its_records_were_committed() -> None:
+    staged = [("t", b"k1", b"v1"), ("t", b"k2", None)]
+    assert outcome(staged, [("t", b"k0", b"x"), ("t", b"k1", b"v1"), ("t", b"k2", None)]) == "all"
+    assert outcome(staged, [("t", b"k1", b"v1")]) == "part"
+    assert outcome(staged, [("t", b"k1", b"other"), ("k", b"k2", None)]) == "none"
+    assert outcome(staged * 2, staged) == "part"  # the same record twice is two records

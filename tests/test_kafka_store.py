@@ -21,7 +21,7 @@ from registry.core import Registry
 from registry.settings import Settings
 from registry.store.kafka import KafkaLogStore, KafkaStoreError, _write_error, parse_kafka_url
 from tests.conftest import free_port
-from tests.kafka_helpers import CONTENT_TYPE, kafka_client, produce_raw, read_topic
+from tests.kafka_helpers import CONTENT_TYPE, kafka_client, produce_raw, read_topic, wait_ready
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "kafka"
 
@@ -242,37 +242,75 @@ def test_a_write_on_an_instance_that_is_not_the_leader_is_50004(kafka_url: str) 
         leader.close()
 
 
-def test_a_fenced_leader_cannot_write(
+def _usurper(bootstrap: str, store: KafkaLogStore) -> Producer:
+    """A producer with the store's transactional id: its ``init_transactions`` fences the
+    leader's producer, as a newer leader's does (a false election)."""
+    return Producer(
+        {"bootstrap.servers": bootstrap, "transactional.id": store.settings.transactional_id}
+    )
+
+
+def _registry_client(url: str) -> tuple[KafkaLogStore, Registry, TestClient]:
+    # txn.linger.ms=0: each write commits before it is answered, so a fault before the commit
+    # fails the write itself (with a linger it would fail a later commit of answered records)
+    store = KafkaLogStore(f"{url}&txn.linger.ms=0", advertised_url="http://127.0.0.1:1")
+    registry = Registry(store, Settings(poll_interval=0, v8_fields_by_header=True))
+    return store, registry, TestClient(create_app(registry), headers={"Content-Type": CONTENT_TYPE})
+
+
+def test_a_write_fenced_before_it_reached_the_log_is_decided_again(
     kafka_bootstrap: str, kafka_url: str, kafka_topic: str
 ) -> None:
-    store = KafkaLogStore(kafka_url, advertised_url="http://127.0.0.1:1")
-    store.open()
-    try:
+    """The leader's producer is fenced (a newer producer took the transactional id) between
+    two writes: the next write's records never reach the log; the leader claims again within
+    the write's deadline and the registry decides the write again: 200, written once (it
+    answered 500 50004 before, though no other instance led)."""
+    store, _, client = _registry_client(kafka_url)
+    with client:
+        wait_ready(client)
         assert store.wait_leader(30)
-        # another writer takes the transactional id, as a new leader does
-        usurper = Producer(
-            {
-                "bootstrap.servers": kafka_bootstrap,
-                "transactional.id": store.settings.transactional_id,
-            }
-        )
-        usurper.init_transactions(30)
-        noop = b'{"keytype":"NOOP","magic":0}'
-        with pytest.raises(errors.RegistryError) as raised, store.exclusive() as txn:
-            txn.append([(noop, None)])
-        # not the leader any more (Confluent's 50004): a follower that forwarded the write
-        # sends it to the new leader
-        assert raised.value.error_code == 50004
-        assert "fenced" in raised.value.message
-        assert read_topic(kafka_bootstrap, kafka_topic) == []  # nothing was committed
-        # still assigned the election partition: it fences the usurper in turn and writes again
+        _usurper(kafka_bootstrap, store).init_transactions(30)
+        reply = client.post("/subjects/s/versions", json={"schema": AVRO_1})
+        assert reply.status_code == 200, reply.text
+        assert client.get(f"/schemas/ids/{reply.json()['id']}").status_code == 200
+    schemas = [k for k, _ in read_topic(kafka_bootstrap, kafka_topic) if b'"SCHEMA"' in k]
+    assert len(schemas) == 1
+
+
+def test_a_delete_fenced_after_its_records_reached_the_log_is_answered_once(
+    kafka_bootstrap: str, kafka_url: str, kafka_topic: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fault lands between the delivery of a DELETE's records and its commit (the
+    transaction is fenced and aborted there, as when a newer leader's ``init_transactions``
+    or a coordinator move ends it): the next claim re-commits the aborted records, and the
+    write, found committed, is answered as decided (200 with the version). Deciding it again
+    would answer 404 for the delete's own records; before, it answered 500 50004."""
+    from registry.store import kafka as kafka_store
+
+    store, _, client = _registry_client(kafka_url)
+    armed: list[Producer] = []
+    landing = kafka_store.check_landing
+
+    def fence_before_commit(*args: object, **kwargs: object) -> None:
+        if armed:
+            armed.pop().init_transactions(30)  # our open transaction is aborted, we are fenced
+        landing(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kafka_store, "check_landing", fence_before_commit)
+    with client:
+        wait_ready(client)
         assert store.wait_leader(30)
-        with store.exclusive() as txn:
-            txn.append([(noop, None)])
-        assert [r.key for r in txn.appended] == [noop]
-        assert read_topic(kafka_bootstrap, kafka_topic) == [(noop, None)]
-    finally:
-        store.close()
+        assert client.post("/subjects/s/versions", json={"schema": AVRO_1}).status_code == 200
+        armed.append(_usurper(kafka_bootstrap, store))
+        reply = client.delete("/subjects/s/versions/1")
+        assert reply.status_code == 200, reply.text
+        assert reply.json() == 1
+        assert not armed  # the fault did happen
+        assert client.get("/subjects/s/versions").status_code == 404  # soft-deleted
+        assert client.get("/subjects/s/versions?deleted=true").json() == [1]
+    # a read_committed reader sees the deleted version once (re-committed by the claim)
+    values = [v for k, v in read_topic(kafka_bootstrap, kafka_topic) if b'"SCHEMA"' in k]
+    assert [b'"deleted":true' in (v or b"") for v in values] == [False, True]
 
 
 @pytest.mark.parametrize(

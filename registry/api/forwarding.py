@@ -228,26 +228,38 @@ class ForwardingMiddleware:
             await self.app(scope, receive, send)
             return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        forwarded = any(k.lower() == FORWARD_HEADER for k, _ in headers)
-        if forwarded or self._leads():
-            # the leader writes; a forwarded request is never forwarded again (the store
-            # answers 50004 if this instance is not the leader after all)
-            await self.app(scope, receive, self._with_applied_offset(send) if forwarded else send)
+        if any(k.lower() == FORWARD_HEADER for k, _ in headers):
+            # a forwarded request is never forwarded again (the store answers 50004 if this
+            # instance is not the leader after all)
+            await self.app(scope, receive, self._with_applied_offset(send))
             return
         body = await _read_body(receive, self.max_body)
         if body is None:  # larger than the server accepts: refused here, as the leader would
             too_large = "HTTP 413 Request Entity Too Large"
             await _send_error(send, errors.RegistryError(413, too_large, 413))
             return
-        deadline = asyncio.get_running_loop().time() + self.leader_wait
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.leader_wait
         refused: str | None = None  # the last leader URL that refused the connection
         failure: Exception | None = None
         resent: str | None = None  # the leader a dropped connection was sent again to
+        lost = False  # this instance answered 50004 itself: it lost the leadership
         while True:
             leader = self.store.leader_url()
             if self._leads():
-                await self.app(scope, _replay(body), send)
-                return
+                answer = await _answered(self.app, scope, body)
+                if not answer.not_the_leader() or (lost and loop.time() >= deadline):
+                    await answer.replay(send)
+                    return
+                # this instance lost the leadership with the write, which it did not commit
+                # (the store answers 50004 only then): on to the new leader, as a follower
+                # would, waiting for it up to leader.wait.ms from now
+                if not lost:
+                    lost, deadline = True, loop.time() + self.leader_wait
+                failure = errors.unknown_leader(answer.message())
+                refused = self.store.advertised_url
+                await asyncio.sleep(0.05)
+                continue
             if not leader and getattr(self.store, "leader_named", lambda: False)():
                 break  # the leader serves no HTTP (e.g. the copy command): nothing to wait for
             if leader and leader != refused:
@@ -260,7 +272,7 @@ class ForwardingMiddleware:
                     resent = leader
                     continue
                 refused = leader
-            if asyncio.get_running_loop().time() >= deadline:
+            if loop.time() >= deadline:
                 break
             await asyncio.sleep(0.05)
         if isinstance(failure, errors.RegistryError):
@@ -379,6 +391,50 @@ class ForwardingMiddleware:
                 limits=httpx.Limits(keepalive_expiry=_KEEPALIVE),
             )
         return self._client
+
+
+class _Answer:
+    """An ASGI response kept to be sent later (a write answered by this instance)."""
+
+    def __init__(self) -> None:
+        self.messages: list[MutableMapping[str, Any]] = []
+
+    async def __call__(self, message: MutableMapping[str, Any]) -> None:
+        self.messages.append(message)
+
+    def status(self) -> int | None:
+        starts = [m for m in self.messages if m["type"] == "http.response.start"]
+        return int(starts[0]["status"]) if starts else None
+
+    def _body(self) -> bytes:
+        return b"".join(
+            m.get("body", b"") for m in self.messages if m["type"] == "http.response.body"
+        )
+
+    def message(self) -> str:
+        try:
+            return str(orjson.loads(self._body()).get("message", ""))
+        except (orjson.JSONDecodeError, AttributeError):
+            return ""
+
+    def not_the_leader(self) -> bool:
+        if self.status() != 500:
+            return False
+        try:
+            return orjson.loads(self._body()).get("error_code") == 50004
+        except (orjson.JSONDecodeError, AttributeError):
+            return False
+
+    async def replay(self, send: Any) -> None:
+        for message in self.messages:
+            await send(message)
+
+
+async def _answered(app: Any, scope: Scope, body: bytes) -> _Answer:
+    """This instance's answer to a write (not sent yet)."""
+    answer = _Answer()
+    await app(scope, _replay(body), answer)
+    return answer
 
 
 def _dropped(failure: Exception) -> bool:

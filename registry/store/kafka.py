@@ -102,6 +102,7 @@ from registry.store.kafka_keys import is_key_record
 from registry.store.kafka_leader import Leadership, write_error
 from registry.store.kafka_reader import TopicReader, uncommitted_after
 from registry.store.kafka_settings import KafkaSettings, KafkaStoreError, parse_kafka_url
+from registry.store.kafka_settle import SETTLED, settle_failed_write
 from registry.store.kafka_txn import LeaderWrites
 
 log = logging.getLogger(__name__)
@@ -182,6 +183,10 @@ class KafkaLogStore(LogStore):
             self.settings, self._leadership, self._write_lock, self._reader_of, self._stop
         )
         self._leadership.before_resign = self._writes.settle
+        #: the deadline of a write decided again after its transaction failed
+        self._carried_deadline: float | None = None
+        #: the write whose records are being produced (``exclusive`` settles its failure)
+        self._producing: _KafkaTransaction | None = None
 
     @property
     def advertised_url(self) -> str | None:
@@ -461,6 +466,11 @@ class KafkaLogStore(LogStore):
     @contextmanager
     def exclusive(self) -> Iterator[StoreTransaction]:
         deadline = time.monotonic() + self.settings.write_timeout
+        carried, self._carried_deadline = self._carried_deadline, None
+        if carried is not None:
+            # the registry decides again a write whose transaction failed: within the
+            # deadline of its first attempt, never a fresh one
+            deadline = min(deadline, max(carried, time.monotonic() + 1.0))
         if not self.elect:
             raise errors.unknown_leader(f"{self.description} was opened for reading only")
         leadership = self._leadership
@@ -473,8 +483,15 @@ class KafkaLogStore(LogStore):
             if producer is not None:
                 break
             self._write_lock.release()
+        self._producing = None
+        claim = leadership.claim_offset
         try:
             yield from self._exclusive(leadership, producer, deadline)
+        except errors.RegistryError as exc:
+            txn, self._producing = self._producing, None
+            if txn is None or leadership.producer is producer or exc.error_code not in SETTLED:
+                raise  # not the transaction, the producer still leads, or not transient
+            txn.appended = settle_failed_write(self, producer, claim, txn, deadline, exc)
         finally:
             self._write_lock.release()
 
@@ -501,6 +518,7 @@ class KafkaLogStore(LogStore):
         if not txn.staged:
             writes.keep(producer, frontiers)
             return
+        self._producing = txn  # a failure from here on is settled by ``exclusive``
         # the registry applies ``appended`` right after this (under its write lock)
         txn.appended = writes.write(
             producer,
@@ -522,6 +540,15 @@ class KafkaLogStore(LogStore):
         """Commit the leader's open transaction now: a follower waits to read a write it
         forwarded (``registry.api.forwarding``)."""
         self._writes.commit_soon()
+
+    def carry_deadline(self, deadline: float) -> None:
+        """The next :meth:`exclusive` (the registry deciding a failed write again) ends by
+        ``deadline`` (the first attempt's), not a full write timeout later."""
+        self._carried_deadline = deadline
+
+    def topics(self) -> list[str]:
+        """The data topics: the schemas topic and the keys topic if there is one."""
+        return [self.settings.topic] + ([self.keys.topic] if self.keys is not None else [])
 
     def _reader_of(self, topic: str) -> TopicReader:
         if self.keys is not None and topic == self.keys.topic:

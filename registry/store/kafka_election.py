@@ -66,6 +66,9 @@ class ElectionView:
     claimable_since: float | None = None
     #: member -> arrival of the first heartbeat of its current claim attempt
     claiming: dict[str, float] = field(default_factory=dict)
+    #: the newest claim a live heartbeat named: a member names its claim in its heartbeats
+    #: only once the claim's transaction committed (re-committed records included)
+    confirmed: int = -1
 
     def leader(self) -> str | None:
         """The member the topic names as the leader (None: nobody, or it resigned)."""
@@ -123,6 +126,8 @@ def apply(
             _see_claim(view, Claim(claim, member, url))
         if history:
             return
+        if isinstance(claim, int) and claim > view.confirmed:
+            view.confirmed = claim
         view.members[member] = (now, url)
         if body.get("claiming") is True:
             view.claiming.setdefault(member, now)
@@ -138,6 +143,17 @@ def _see_claim(view: ElectionView, claim: Claim) -> None:
     if view.claim is None or claim.offset > view.claim.offset:
         view.claim = claim
         view.resigned = False
+
+
+def successor(view: ElectionView, failed_claim: int) -> str | None:
+    """After this member's transaction failed (leading by the claim at ``failed_claim``): the
+    member whose claim came after it and has committed (its heartbeats name it), or None
+    while there is none. Once there is, every record the failed transaction left in the log
+    has been re-committed by that claim or will never be committed."""
+    claim = view.claim
+    if claim is None or claim.offset <= failed_claim or view.confirmed < claim.offset:
+        return None
+    return claim.member
 
 
 def live_members(view: ElectionView, now: float, lease: float) -> list[str]:
@@ -160,7 +176,9 @@ def should_claim(
       named (after a broker outage the leader's heartbeats come back too; it gets a lease to
       show them) or for two heartbeats when none is (to have heard the other members).
     * A named leader counts as gone when its last heartbeat arrived ``lease`` ago (or none did
-      since we started reading).
+      since we started reading); two leases while our own heartbeats are back from a gap for
+      less than four leases (a broker transition, in which another member's producer may take
+      longer than ours to find the partition's new leader: no false election for that).
     * Nobody else live is claiming (for at most ``patience``: a claim that takes longer is
       taken to be stuck).
     * Then wait ``rank * rank_step``, rank our place among the live members other than the
@@ -179,7 +197,11 @@ def should_claim(
     else:
         seen = view.members.get(leader)
         last = seen[0] if seen is not None else view.started
-        ready = flowing >= lease and now - last > lease
+        # our own heartbeats came back from a gap less than four leases ago (a broker
+        # stopping, a partition leader moving: another member's producer may be seconds
+        # behind ours in finding the new one): the leader gets two leases of silence
+        recovering = view.own_since > view.started + lease and flowing < 4 * lease
+        ready = flowing >= lease and now - last > (2 * lease if recovering else lease)
     live = live_members(view, now, lease)
     busy = any(
         m != view.me and m in live and now - since < patience for m, since in view.claiming.items()
@@ -192,6 +214,17 @@ def should_claim(
     others = [m for m in live if m != leader]
     rank = others.index(view.me) if view.me in others else len(others)
     return now - view.claimable_since >= rank * rank_step
+
+
+def heartbeat_stalled(now: float, delivered: float, refreshed: float, heartbeat: float) -> bool:
+    """Whether a member's heartbeat producer looks stuck on a partition leader that no longer
+    answers, so that it should ask for the election topic's metadata again: no heartbeat was
+    delivered for three heartbeat periods (at least 0.3 s: a loaded broker is allowed a slow
+    answer), and it did not ask during the last such period. Well before the lease (at least
+    three heartbeats), so the followers never see a leader's heartbeats stop for a lease
+    while theirs flow, just because its producer kept sending to the old partition leader."""
+    patience = max(3 * heartbeat, 0.3)
+    return now - delivered > patience and now - refreshed > patience
 
 
 def monotonic() -> float:

@@ -54,7 +54,9 @@ from registry.store.kafka_election import (
     ElectionView,
     apply,
     encode,
+    heartbeat_stalled,
     should_claim,
+    successor,
 )
 from registry.store.kafka_reader import refresh_metadata, watermarks
 from registry.store.kafka_settings import KafkaSettings
@@ -142,10 +144,18 @@ class Leadership:
             self._heartbeats = Producer(
                 self._client(
                     **{
-                        "acks": "all",
+                        # the partition leader answers at once: a heartbeat is read only
+                        # once replicated anyway (the high watermark is the same for every
+                        # reader), while acks=all made each member's connection wait for the
+                        # replicas in turn, so one member's heartbeats could stall (a replica
+                        # restarting) while the others' went through
+                        "acks": 1,
                         "linger.ms": 0,
                         "enable.idempotence": False,
                         "message.timeout.ms": max(1000, s.election_lease_ms),
+                        # a request stalled on a stopping broker fails (and is retried on the
+                        # partition's new leader) well within the lease, not at its end
+                        "request.timeout.ms": max(500, s.election_lease_ms // 3),
                         "client.id": f"{self.advertised_url or 'no-http'}-heartbeat",
                     }
                 )
@@ -155,7 +165,7 @@ class Leadership:
             log.error("cannot join the leader election: %s", exc)
             return
         beater = threading.Thread(
-            target=self._beat_loop, args=(beat,), name="kafka-heartbeat", daemon=True
+            target=self._beat_loop, args=(beat, lease), name="kafka-heartbeat", daemon=True
         )
         beater.start()
         try:
@@ -181,24 +191,37 @@ class Leadership:
                 self._stop.wait(1.0)
         return None, -1
 
-    def _beat_loop(self, beat: float) -> None:
+    def _beat_loop(self, beat: float, lease: float) -> None:
         """The heartbeat thread: the only user of the heartbeat producer."""
         heartbeats = self._heartbeats
         assert heartbeats is not None
         failed = threading.Event()
+        delivered = [time.monotonic()]  # arrival of the last delivery report without error
+        refreshed = 0.0
 
         def on_delivery(err: KafkaError | None, _msg: Any) -> None:
             if err is not None:
                 failed.set()
+            else:
+                delivered[0] = time.monotonic()
 
         while not self._stop.is_set() and not self._resigning:
             self._beat_now.clear()
-            if failed.is_set():
-                # a heartbeat was not delivered: its partition's leader may have moved (a
-                # broker stopping or killed) and librdkafka's cache still names the old one;
-                # while our heartbeats fail the followers elect another leader
+            now = time.monotonic()
+            if failed.is_set() or heartbeat_stalled(now, delivered[0], refreshed, beat):
+                # heartbeats not delivered: their partition's leader may have moved (a broker
+                # stopping, paused or killed) and librdkafka's cache still names the old one,
+                # where requests wait unanswered. Ask the cluster again now, not when the
+                # message times out at the end of the lease: while our heartbeats stall and
+                # the others' flow, the followers elect another leader (a false election)
                 failed.clear()
-                refresh_metadata(heartbeats, self.settings.election_topic, beat)
+                # logged once a stall (a broker outage would log it every few heartbeats)
+                (log.info if refreshed < delivered[0] else log.debug)(
+                    "heartbeats stalled for %.2fs: refreshing the election topic's metadata",
+                    now - delivered[0],
+                )
+                refreshed = now
+                refresh_metadata(heartbeats, self.settings.election_topic, max(beat, lease / 3))
             key, value = encode(
                 HEARTBEAT_PREFIX,
                 self.member,
@@ -308,6 +331,14 @@ class Leadership:
             with self.write_lock:
                 self._drop(self.producer)
         elif (claim or lost_producer) and not self._resigning:
+            if claim:
+                with self.lock:
+                    seen = self._view.members.get(leader) if leader is not None else None
+                log.info(
+                    "claiming the leadership: leader %s last heard %s",
+                    leader,
+                    "never" if seen is None else f"{time.monotonic() - seen[0]:.2f}s ago",
+                )
             self._claim()
 
     # ---- claiming and resigning ------------------------------------------------------------
@@ -347,14 +378,18 @@ class Leadership:
                 return
             self._drop(self.producer)
             producer = self._new_producer()
+            phases = _Phases()
             try:
                 producer.init_transactions(timeout)
+                phases.mark("init_transactions")
                 # every transaction of an earlier leader is now committed or aborted and that
                 # leader is fenced: what is below the high watermark is all that will ever
                 # precede our writes
                 if not self._catch_up(max(timeout, 10.0)):
                     raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "catching up"))
+                phases.mark("catch-up")
                 redo = self._aborted(timeout) if self._aborted is not None else []
+                phases.mark("aborted tail")
                 offsets: list[int] = []
 
                 def on_delivery(err: KafkaError | None, msg: Any) -> None:
@@ -373,10 +408,12 @@ class Leadership:
                     on_delivery=on_delivery,
                 )
                 producer.commit_transaction(timeout)
+                phases.mark("commit")
                 if redo:
                     log.warning("re-committed %d records of aborted transactions", len(redo))
                     if not self._catch_up(max(timeout, 10.0)):
                         raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "catching up"))
+                    phases.mark("catch-up")
             except KafkaException as exc:
                 log.warning("claiming the leadership failed, will retry: %s", exc)
                 self._dispose(producer)
@@ -390,7 +427,7 @@ class Leadership:
                     self._view.resigned = False
                 self.lock.notify_all()
         self.settled.set()
-        log.info("this instance (%s) is the leader", self.advertised_url)
+        log.info("this instance (%s) is the leader (%s)", self.advertised_url, phases)
 
     def resign(self) -> None:
         """Stop leading and say so in the election topic (a follower claims at once)."""
@@ -460,6 +497,29 @@ class Leadership:
                 self.lock.wait(min(remaining, 0.2))
             return self.producer
 
+    @property
+    def claim_offset(self) -> int:
+        """Offset of the claim this instance leads (or last led) by (-1: none)."""
+        return self._claim_offset
+
+    def await_successor(self, failed: Producer, failed_claim: int, deadline: float) -> bool | None:
+        """After a transaction of ``failed`` (leading by the claim at ``failed_claim``) failed
+        and the producer was dropped: wait for the claim that follows, ours (True: a new
+        producer leads) or another member's, committed (False); None when ``deadline``
+        passes first. Either claim re-committed whatever the failed transaction left in the
+        log, so what is committed then is final for it."""
+        with self.lock:
+            while True:
+                if self.producer is not None and self.producer is not failed:
+                    return True
+                other = successor(self._view, failed_claim)
+                if other is not None and other != self.member:
+                    return False
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._stop.is_set():
+                    return None
+                self.lock.wait(min(remaining, 0.05))
+
     def wait_leader(self, timeout: float) -> bool:
         """Block until this instance leads."""
         deadline = time.monotonic() + timeout
@@ -475,6 +535,22 @@ class Leadership:
         """After a failed transaction (under ``write_lock``): the election thread makes a new
         producer and claims again."""
         self._drop(producer)
+
+
+class _Phases:
+    """Seconds spent in each phase of a claim, for the log (where a failover's time goes)."""
+
+    def __init__(self) -> None:
+        self._last = time.monotonic()
+        self._spent: list[tuple[str, float]] = []
+
+    def mark(self, phase: str) -> None:
+        now = time.monotonic()
+        self._spent.append((phase, now - self._last))
+        self._last = now
+
+    def __str__(self) -> str:
+        return ", ".join(f"{phase} {spent:.3f}s" for phase, spent in self._spent)
 
 
 def _kafka_cause(exc: BaseException) -> Exception:

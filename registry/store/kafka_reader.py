@@ -109,6 +109,9 @@ def uncommitted_after(
             "enable.auto.commit": False,
             "isolation.level": "read_uncommitted",
             "enable.partition.eof": True,
+            # the end is known: the fetch that reaches it need not wait for more records
+            # (librdkafka's default 500 ms was most of a claim's time, so of a failover)
+            "fetch.wait.max.ms": 10,
         }
     )
     out: list[tuple[bytes, bytes | None]] = []
