@@ -19,11 +19,14 @@ run: $(BIN)/.installed
 # timing assertions failed under the contention (docs/development.md); tests/fixtures/parallel.py
 # spreads them when TEST_WORKERS > 0
 TEST_WORKERS ?= 0
+# the tree's bytecode is compiled once up front: with PYTHONDONTWRITEBYTECODE set (as here) every
+# server, CLI and worker process the suite starts would otherwise compile the sources again
 
 test: $(BIN)/.installed
 	bash scripts/postgres install
 	bash scripts/chromium install
 	$(BIN)/ruff check .
+	$(BIN)/python -m compileall -q -j 0 registry serdes spark_serdes tests >/dev/null
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup
 
 lint: $(BIN)/.installed

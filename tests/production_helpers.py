@@ -101,7 +101,7 @@ class Server:
             base_url=self.url,
             headers=headers,
             verify=kwargs.pop("verify", self.verify),
-            timeout=10,
+            timeout=kwargs.pop("timeout", 10),
             **kwargs,
         )
 

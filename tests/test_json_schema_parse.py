@@ -4,7 +4,6 @@ strict field-name rule, and ``$ref`` resolution (local, recursive, other subject
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from registry.formats.json_schema.model import (
     StringSchema,
     deref,
 )
+from tests.work_count import assert_linear, python_calls
 
 FMT = JsonSchemaFormat()
 DRAFT_URLS = {
@@ -285,10 +285,15 @@ def big_schema(fields: int) -> dict[str, Any]:
     }
 
 
-def test_a_500_property_schema_parses_quickly() -> None:
-    text = json.dumps(big_schema(500))
-    start = time.perf_counter()
-    parsed = FMT.parse(text)
-    elapsed = time.perf_counter() - start
-    assert len(parsed.root.properties) == 500
-    assert elapsed < 0.5
+def test_a_500_property_schema_parses_in_linear_work() -> None:
+    """Counted in Python calls (~18 per property today), not timed: a unit test on a loaded
+    machine cannot bound wall-clock time (bench/json_schema_bench.py measures the speed)."""
+
+    def work(properties: int) -> int:
+        text = json.dumps(big_schema(properties))
+        parsed: list[Any] = []
+        calls = python_calls(lambda: parsed.append(FMT.parse(text)))
+        assert len(parsed[0].root.properties) == properties
+        return calls
+
+    assert_linear(work, 500, per_item=60)
