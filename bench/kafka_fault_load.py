@@ -411,62 +411,23 @@ def latency_ms(answers: list[Answer], windows: list[tuple[float, float]]) -> dic
 # The checks
 
 
-def topic_records(
-    bootstrap: str, topic: str, isolation: str, timeout: float = 60
-) -> list[tuple[bytes | None, bytes | None]]:
-    """Every (key, value) of partition 0 up to its end, as a reader with ``isolation.level``
-    ``isolation`` (``read_committed`` or ``read_uncommitted``) sees them."""
-    from confluent_kafka import Consumer, KafkaError, TopicPartition
+def _messages(
+    bootstrap: str, tp: Any, isolation: str, group: str, timeout: float, stop_at: int | None = None
+) -> Iterator[Any]:
+    """The messages of ``tp`` from its offset on, as a reader with ``isolation.level``
+    ``isolation`` sees them, until the partition's end (or offset ``stop_at``, included)."""
+    from confluent_kafka import Consumer, KafkaError
 
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
-            "group.id": f"fault-check-{isolation}",
+            "group.id": group,
             "enable.auto.commit": False,
             "enable.partition.eof": True,
             "isolation.level": isolation,
         }
     )
-    out: list[tuple[bytes | None, bytes | None]] = []
     try:
-        consumer.assign([TopicPartition(topic, 0, 0)])
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            msg = consumer.poll(0.5)
-            if msg is None:
-                continue
-            err = msg.error()
-            if err is not None:
-                if err.code() == KafkaError._PARTITION_EOF:
-                    return out
-                raise RuntimeError(f"reading {topic}: {err}")
-            out.append((msg.key(), msg.value()))
-        raise RuntimeError(f"reading {topic} ({isolation}) did not reach the end in {timeout}s")
-    finally:
-        consumer.close()
-
-
-def claims(bootstrap: str, topic: str, timeout: float = 60) -> list[tuple[float, str]]:
-    """(wall-clock time in seconds, member) of every ``claim`` record of the store's election
-    topic (``<topic>-election``), attempts that were fenced included: one per election."""
-    from confluent_kafka import Consumer, KafkaError, TopicPartition
-
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": "fault-check-claims",
-            "enable.auto.commit": False,
-            "enable.partition.eof": True,
-            "isolation.level": "read_uncommitted",
-        }
-    )
-    out: list[tuple[float, str]] = []
-    tp = TopicPartition(f"{topic}-election", 0, 0)
-    try:
-        # up to the end it has now: live members keep heartbeating, so the end moves on
-        low, high = consumer.get_watermark_offsets(tp, timeout=10)
-        if high <= low:
-            return out
         consumer.assign([tp])
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -476,19 +437,51 @@ def claims(bootstrap: str, topic: str, timeout: float = 60) -> list[tuple[float,
             err = msg.error()
             if err is not None:
                 if err.code() == KafkaError._PARTITION_EOF:
-                    return out
-                raise RuntimeError(f"reading {topic}-election: {err}")
-            if msg.offset() >= high - 1:
-                if msg.key() == b"claim":
-                    member = json.loads(msg.value() or b"{}").get("member", "")
-                    out.append((msg.timestamp()[1] / 1000, str(member)))
-                return out
-            if msg.key() == b"claim":
-                member = json.loads(msg.value() or b"{}").get("member", "")
-                out.append((msg.timestamp()[1] / 1000, str(member)))
-        raise RuntimeError(f"reading {topic}-election did not reach the end in {timeout}s")
+                    return
+                raise RuntimeError(f"reading {tp.topic}: {err}")
+            yield msg
+            if stop_at is not None and msg.offset() >= stop_at:
+                return
+        raise RuntimeError(f"reading {tp.topic} ({isolation}) did not reach the end in {timeout}s")
     finally:
         consumer.close()
+
+
+def topic_records(
+    bootstrap: str, topic: str, isolation: str, timeout: float = 60
+) -> list[tuple[bytes | None, bytes | None]]:
+    """Every (key, value) of partition 0 up to its end, as a reader with ``isolation.level``
+    ``isolation`` (``read_committed`` or ``read_uncommitted``) sees them."""
+    from confluent_kafka import TopicPartition
+
+    tp = TopicPartition(topic, 0, 0)
+    return [
+        (m.key(), m.value())
+        for m in _messages(bootstrap, tp, isolation, f"fault-check-{isolation}", timeout)
+    ]
+
+
+def claims(bootstrap: str, topic: str, timeout: float = 60) -> list[tuple[float, str]]:
+    """(wall-clock time in seconds, member) of every ``claim`` record of the store's election
+    topic (``<topic>-election``), attempts that were fenced included: one per election."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    tp = TopicPartition(f"{topic}-election", 0, 0)
+    probe = Consumer({"bootstrap.servers": bootstrap, "group.id": "fault-check-claims"})
+    try:
+        # up to the end it has now: live members keep heartbeating, so the end moves on
+        low, high = probe.get_watermark_offsets(tp, timeout=10)
+    finally:
+        probe.close()
+    if high <= low:
+        return []
+    return [
+        (m.timestamp()[1] / 1000, str(json.loads(m.value() or b"{}").get("member", "")))
+        for m in _messages(
+            bootstrap, tp, "read_uncommitted", "fault-check-claims", timeout, stop_at=high - 1
+        )
+        if m.key() == b"claim"
+    ]
 
 
 @dataclass
