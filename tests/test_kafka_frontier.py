@@ -4,7 +4,7 @@ committed (registry.store.kafka_frontier): pure rules, no broker."""
 import pytest
 
 from registry.store.base import WriteConflict
-from registry.store.kafka_frontier import Frontier, after_commit, check_landing, unread_before
+from registry.store.kafka_frontier import Frontier, check_landing, unread_before
 from registry.store.kafka_reader import TopicReader
 
 
@@ -13,7 +13,7 @@ def test_records_right_after_the_read_end_follow_it() -> None:
 
 
 def test_records_right_after_our_own_commit_marker_follow_it() -> None:
-    frontier = after_commit([7, 8, 9])
+    frontier = Frontier(10).committed()  # our records at 7, 8, 9, then the commit
     assert frontier == Frontier(10, marker=True)
     assert unread_before(frontier, [11]) == range(0)
 

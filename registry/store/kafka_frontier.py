@@ -63,6 +63,11 @@ class Frontier:
         """Offset where our next record lands if nobody else wrote in between."""
         return self.end + 1 if self.marker else self.end
 
+    def committed(self) -> Frontier:
+        """This frontier once the transaction whose records end here is committed: the
+        commit marker takes the next offset."""
+        return Frontier(self.end, marker=True)
+
 
 def unread_before(frontier: Frontier, offsets: Sequence[int]) -> range | None:
     """Offsets that may hold records the decision did not see, given where our records landed
@@ -80,11 +85,6 @@ def unread_before(frontier: Frontier, offsets: Sequence[int]) -> range | None:
     if first == frontier.expected():
         return range(0)
     return range(frontier.end, first)
-
-
-def after_commit(offsets: Sequence[int]) -> Frontier:
-    """The frontier once our records at ``offsets`` are committed and applied."""
-    return Frontier(offsets[-1] + 1, marker=True)
 
 
 def check_landing(
