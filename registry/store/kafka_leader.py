@@ -531,7 +531,7 @@ class Leadership:
                 self.lock.wait(min(remaining, 0.2))
             return True
 
-    def _drop_producer(self, producer: Producer) -> None:
+    def drop_producer(self, producer: Producer) -> None:
         """After a failed transaction (under ``write_lock``): the election thread makes a new
         producer and claims again."""
         self._drop(producer)
@@ -551,16 +551,6 @@ class _Phases:
 
     def __str__(self) -> str:
         return ", ".join(f"{phase} {spent:.3f}s" for phase, spent in self._spent)
-
-
-def _kafka_cause(exc: BaseException) -> Exception:
-    """``exc``, or the KafkaException a SystemError from a callback wraps."""
-    seen = exc
-    while isinstance(seen, SystemError) and seen.__context__ is not None:
-        seen = seen.__context__
-    if isinstance(seen, KafkaException):
-        return seen
-    return exc if isinstance(exc, Exception) else RuntimeError(str(exc))
 
 
 def write_error(action: str, exc: Exception) -> errors.RegistryError:

@@ -52,7 +52,7 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 from registry import errors
 from registry.records import KEYS_LOG, Record
 from registry.store.kafka_frontier import MARKER_WAIT, Frontier, await_markers
-from registry.store.kafka_leader import Leadership, _kafka_cause, write_error
+from registry.store.kafka_leader import Leadership, write_error
 from registry.store.kafka_reader import TopicReader
 from registry.store.kafka_settings import KafkaSettings
 
@@ -235,7 +235,7 @@ class LeaderWrites:
             # our marker goes right after our records (set first: :meth:`known_end` is read
             # without the lock while the commit runs; a failed commit drops the frontier)
             for topic in txn.topics:
-                known[1][topic] = Frontier(known[1][topic].end, marker=True)
+                known[1][topic] = known[1][topic].committed()
         try:
             txn.producer.commit_transaction(max(0.1, deadline - time.monotonic()))
         except KafkaException as exc:
@@ -287,7 +287,7 @@ class LeaderWrites:
     def _lost(self, producer: Producer) -> None:
         self.open = None
         self._frontier = None
-        self._leadership._drop_producer(producer)
+        self._leadership.drop_producer(producer)
 
     # ---- the committer ---------------------------------------------------------------------
 
@@ -331,3 +331,13 @@ class LeaderWrites:
     def wake(self) -> None:
         with self._due:
             self._due.notify_all()
+
+
+def _kafka_cause(exc: BaseException) -> Exception:
+    """``exc``, or the KafkaException a SystemError from a callback wraps."""
+    seen = exc
+    while isinstance(seen, SystemError) and seen.__context__ is not None:
+        seen = seen.__context__
+    if isinstance(seen, KafkaException):
+        return seen
+    return exc if isinstance(exc, Exception) else RuntimeError(str(exc))
