@@ -411,19 +411,19 @@ class _Answer:
             m.get("body", b"") for m in self.messages if m["type"] == "http.response.body"
         )
 
-    def message(self) -> str:
+    def _error(self) -> dict[str, Any]:
+        """The answer's JSON object ({} when it is not one)."""
         try:
-            return str(orjson.loads(self._body()).get("message", ""))
-        except (orjson.JSONDecodeError, AttributeError):
-            return ""
+            body = orjson.loads(self._body())
+        except orjson.JSONDecodeError:
+            return {}
+        return body if isinstance(body, dict) else {}
+
+    def message(self) -> str:
+        return str(self._error().get("message", ""))
 
     def not_the_leader(self) -> bool:
-        if self.status() != 500:
-            return False
-        try:
-            return orjson.loads(self._body()).get("error_code") == 50004
-        except (orjson.JSONDecodeError, AttributeError):
-            return False
+        return self.status() == 500 and self._error().get("error_code") == 50004
 
     async def replay(self, send: Any) -> None:
         for message in self.messages:
