@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -22,14 +21,12 @@ from typing import Any
 
 import httpx
 
-BIN = Path(__file__).resolve().parents[1] / ".venv" / "bin" / "schema-registry"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._server import ROOT, free_port
+
+BIN = ROOT / ".venv" / "bin" / "schema-registry"
 HEADERS = {"Content-Type": "application/vnd.schemaregistry.v1+json"}
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _follower(urls: list[str], timeout: float = 120) -> str:
@@ -55,7 +52,7 @@ def main() -> None:
     store = f"kafka://{boot}/?topic=fwd_{time.time_ns()}{options}"
     procs, urls = [], []
     for n in range(2):
-        port = _port()
+        port = free_port()
         with open(f"/tmp/kafka-forwarded-write-{n}.log", "w") as log:
             procs.append(
                 subprocess.Popen(
